@@ -1,0 +1,91 @@
+// Builds the CSR kernels' data: the vector kernel's threads per row and the adaptive kernel's
+// row blocks (rows grouped so that each block's nonzeros fit the shared-memory stage).
+#include <algorithm>
+#include <cmath>
+
+#include "local_kernels/csr/csr.hpp"
+
+namespace distspmv::csr {
+
+/// Nonzeros one adaptive row block stages through shared memory (threads per block x entries
+/// per thread); a single row longer than this gets a block of its own.
+constexpr offset_type adaptive_block_nnz = 1024;
+/// At most this many rows per adaptive block (one per thread of the block).
+constexpr offset_type adaptive_block_rows = 256;
+
+int vector_threads_per_row(double mean_row_length) {
+  int t = 2;
+  while (t < 32 && t < mean_row_length) t *= 2;
+  return t;
+}
+
+template <typename V>
+csr_format_matrix<V> build(const csr_matrix<V, index_type>& a, const csr_params& params) {
+  validate_csr(a, "csr::build", /*allow_nonfinite=*/true);
+  csr_format_matrix<V> m;
+  m.rows = a.rows;
+  m.cols = a.cols;
+  m.nnz = a.nnz();
+  m.row_ptr = a.row_ptr;
+  m.col_idx = a.col_idx;
+  m.values = a.values;
+  m.params = params;
+  const double mean = a.rows > 0 ? static_cast<double>(m.nnz) / static_cast<double>(a.rows) : 0.0;
+  if (m.params.threads_per_row <= 0) m.params.threads_per_row = vector_threads_per_row(mean);
+
+  if (params.algorithm == kernel::adaptive) {
+    // Greedy: extend the block while its nonzeros fit the stage; a row that alone exceeds it
+    // closes the current block and forms its own.
+    m.row_blocks.push_back(0);
+    global_index_type start = 0;
+    for (global_index_type r = 0; r < a.rows; ++r) {
+      const offset_type block_nnz = a.row_ptr[r + 1] - a.row_ptr[start];
+      const offset_type block_rows = r + 1 - start;
+      if (block_nnz > adaptive_block_nnz || block_rows > adaptive_block_rows) {
+        if (r > start) {  // close the block before row r, start a new one at r
+          m.row_blocks.push_back(static_cast<index_type>(r));
+          start = r;
+        }
+        if (a.row_ptr[r + 1] - a.row_ptr[r] > adaptive_block_nnz) {  // long row: alone
+          m.row_blocks.push_back(static_cast<index_type>(r + 1));
+          start = r + 1;
+        }
+      }
+    }
+    if (m.row_blocks.back() != a.rows) m.row_blocks.push_back(static_cast<index_type>(a.rows));
+  }
+
+  m.stats.stored_bytes = m.row_ptr.size() * sizeof(offset_type) + m.col_idx.size() * sizeof(index_type) +
+                         m.values.size() * sizeof(V) + m.row_blocks.size() * sizeof(index_type);
+  m.stats.padding_ratio = 1.0;
+  // N_iter: warp-synchronous iterations if one thread handled each row (eq. 1 of seed 000).
+  for (global_index_type w = 0; w < a.rows; w += 32) {
+    offset_type longest = 0;
+    for (global_index_type r = w; r < std::min<global_index_type>(w + 32, a.rows); ++r)
+      longest = std::max(longest, a.row_ptr[r + 1] - a.row_ptr[r]);
+    m.stats.n_iter += longest;
+  }
+  m.stats.n_p = m.stats.n_iter * 32 - m.nnz;
+  const char* names[] = {"scalar", "vector", "adaptive"};
+  m.stats.params = std::string("kernel=") + names[static_cast<int>(params.algorithm)] +
+                   (params.algorithm == kernel::vector ? " T=" + std::to_string(m.params.threads_per_row) : "");
+  return m;
+}
+
+template <typename V>
+csr_matrix<V, index_type> to_csr(const csr_format_matrix<V>& m) {
+  csr_matrix<V, index_type> a;
+  a.rows = m.rows;
+  a.cols = m.cols;
+  a.row_ptr = m.row_ptr;
+  a.col_idx = m.col_idx;
+  a.values = m.values;
+  return a;
+}
+
+template csr_format_matrix<float> build(const csr_matrix<float, index_type>&, const csr_params&);
+template csr_format_matrix<double> build(const csr_matrix<double, index_type>&, const csr_params&);
+template csr_matrix<float, index_type> to_csr(const csr_format_matrix<float>&);
+template csr_matrix<double, index_type> to_csr(const csr_format_matrix<double>&);
+
+}  // namespace distspmv::csr

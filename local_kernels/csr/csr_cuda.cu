@@ -1,0 +1,122 @@
+// CUDA CSR kernels: scalar, vector (sub-warp per row) and adaptive (CSR-Adaptive style).
+//
+// Tuning constants (H100, double): see local_kernels/README.md for the measurements.
+#include <cuda_runtime.h>
+
+#include "common/cuda_check.hpp"
+#include "local_kernels/csr/csr.hpp"
+
+namespace distspmv::csr {
+namespace {
+
+constexpr int block_threads = 256;
+/// Matches csr_build.cpp: nonzeros a multi-row adaptive block stages in shared memory.
+constexpr int adaptive_stage = 1024;
+
+template <typename V>
+__device__ __forceinline__ V finish(V alpha, V sum, V beta, const V* y, global_index_type r) {
+  // beta == 0 overwrites y: never read it, so NaN there cannot leak.
+  return beta == V(0) ? alpha * sum : alpha * sum + beta * y[r];
+}
+
+template <typename V>
+__global__ void scalar_kernel(csr_view<V> a, V alpha, const V* __restrict__ x, V beta, V* __restrict__ y) {
+  const global_index_type r = blockIdx.x * static_cast<global_index_type>(blockDim.x) + threadIdx.x;
+  if (r >= a.rows) return;
+  V sum = 0;
+  for (offset_type k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) sum += a.values[k] * __ldg(x + a.col_idx[k]);
+  y[r] = finish(alpha, sum, beta, y, r);
+}
+
+template <typename V, int T>
+__global__ void vector_kernel(csr_view<V> a, V alpha, const V* __restrict__ x, V beta, V* __restrict__ y) {
+  const global_index_type thread = blockIdx.x * static_cast<global_index_type>(blockDim.x) + threadIdx.x;
+  const global_index_type r = thread / T;
+  const int lane = threadIdx.x % T;
+  if (r >= a.rows) return;  // whole sub-warps leave together (T divides 32)
+  V sum = 0;
+  const offset_type end = a.row_ptr[r + 1];
+  for (offset_type k = a.row_ptr[r] + lane; k < end; k += T) sum += a.values[k] * __ldg(x + a.col_idx[k]);
+  const unsigned mask = T == 32 ? 0xffffffffu : ((1u << T) - 1u) << (threadIdx.x % 32 / T * T);
+#pragma unroll
+  for (int off = T / 2; off > 0; off /= 2) sum += __shfl_down_sync(mask, sum, off, T);
+  if (lane == 0) y[r] = finish(alpha, sum, beta, y, r);
+}
+
+template <typename V>
+__device__ V block_sum(V v, V* scratch) {
+  for (int off = 16; off > 0; off /= 2) v += __shfl_down_sync(0xffffffffu, v, off);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  v = threadIdx.x < blockDim.x / 32 ? scratch[threadIdx.x] : V(0);
+  if (warp == 0)
+    for (int off = 16; off > 0; off /= 2) v += __shfl_down_sync(0xffffffffu, v, off);
+  return v;
+}
+
+// One thread block per row block. Several rows: the block's products are staged through shared
+// memory with coalesced loads, then each thread sums one row. One row (possibly longer than the
+// stage): all threads stride over it and reduce.
+template <typename V>
+__global__ void __launch_bounds__(block_threads) adaptive_kernel(csr_view<V> a, V alpha, const V* __restrict__ x, V beta,
+                                                                 V* __restrict__ y) {
+  __shared__ V stage[adaptive_stage];
+  __shared__ V scratch[block_threads / 32];
+  const global_index_type first = a.row_blocks[blockIdx.x];
+  const global_index_type last = a.row_blocks[blockIdx.x + 1];
+  const offset_type begin = a.row_ptr[first];
+  if (last - first > 1) {
+    const offset_type n = a.row_ptr[last] - begin;  // <= adaptive_stage by construction
+    for (offset_type i = threadIdx.x; i < n; i += block_threads)
+      stage[i] = a.values[begin + i] * __ldg(x + a.col_idx[begin + i]);
+    __syncthreads();
+    for (global_index_type r = first + threadIdx.x; r < last; r += block_threads) {
+      V sum = 0;
+      for (offset_type k = a.row_ptr[r] - begin; k < a.row_ptr[r + 1] - begin; ++k) sum += stage[k];
+      y[r] = finish(alpha, sum, beta, y, r);
+    }
+  } else {
+    V sum = 0;
+    for (offset_type k = begin + threadIdx.x; k < a.row_ptr[first + 1]; k += block_threads)
+      sum += a.values[k] * __ldg(x + a.col_idx[k]);
+    sum = block_sum(sum, scratch);
+    if (threadIdx.x == 0) y[first] = finish(alpha, sum, beta, y, first);
+  }
+}
+
+unsigned grid_for(global_index_type threads) {
+  return static_cast<unsigned>((threads + block_threads - 1) / block_threads);
+}
+
+}  // namespace
+
+template <typename V>
+void spmv_cuda(const csr_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_stream_t stream) {
+  if (a.rows == 0) return;
+  switch (a.algorithm) {
+    case kernel::scalar:
+      scalar_kernel<<<grid_for(a.rows), block_threads, 0, stream>>>(a, alpha, x, beta, y);
+      break;
+    case kernel::vector: {
+      const unsigned grid = grid_for(a.rows * a.threads_per_row);
+      switch (a.threads_per_row) {
+        case 2: vector_kernel<V, 2><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y); break;
+        case 4: vector_kernel<V, 4><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y); break;
+        case 8: vector_kernel<V, 8><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y); break;
+        case 16: vector_kernel<V, 16><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y); break;
+        default: vector_kernel<V, 32><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y); break;
+      }
+      break;
+    }
+    case kernel::adaptive:
+      adaptive_kernel<<<static_cast<unsigned>(a.n_row_blocks), block_threads, 0, stream>>>(a, alpha, x, beta, y);
+      break;
+  }
+  DSPMV_CUDA_CHECK_LAUNCH(stream);
+}
+
+template void spmv_cuda(const csr_view<float>&, float, const float*, float, float*, cuda_stream_t);
+template void spmv_cuda(const csr_view<double>&, double, const double*, double, double*, cuda_stream_t);
+
+}  // namespace distspmv::csr

@@ -1,0 +1,44 @@
+// Compiled instead of the .cu files when CUDA is off (STYLE.md §3): every CUDA entry point
+// exists and throws not_compiled naming itself, so dist/, the tests and the command line build
+// unchanged. One block per format folder.
+#include "common/errors.hpp"
+#include "local_kernels/csr/csr.hpp"
+#include "local_kernels/cusparse/cusparse.hpp"
+#include "local_kernels/device_storage.hpp"
+
+namespace distspmv {
+
+// ---- device_storage ----
+device_storage::device_storage(device_storage&&) noexcept = default;
+device_storage& device_storage::operator=(device_storage&&) noexcept = default;
+device_storage::~device_storage() = default;
+void device_storage::release() noexcept {}
+void* device_storage::allocate_bytes(std::size_t) { DSPMV_NOT_COMPILED("CUDA"); }
+void* device_storage::upload_bytes(const void*, std::size_t) { DSPMV_NOT_COMPILED("CUDA"); }
+int cuda_device_count() { return 0; }
+void copy_to_host(void*, const void*, std::size_t) { DSPMV_NOT_COMPILED("CUDA"); }
+void copy_to_device(void*, const void*, std::size_t) { DSPMV_NOT_COMPILED("CUDA"); }
+void device_synchronize() { DSPMV_NOT_COMPILED("CUDA"); }
+
+// ---- csr ----
+template <typename V>
+void csr::spmv_cuda(const csr_view<V>&, V, const V*, V, V*, cuda_stream_t) {
+  DSPMV_NOT_COMPILED("CUDA");
+}
+template void csr::spmv_cuda(const csr_view<float>&, float, const float*, float, float*, cuda_stream_t);
+template void csr::spmv_cuda(const csr_view<double>&, double, const double*, double, double*, cuda_stream_t);
+
+// ---- cusparse ----
+template <typename V>
+std::unique_ptr<local_operator<V>> cusparse::make_operator(const std::string&, const csr_matrix<V, index_type>&,
+                                                           algorithm, backend) {
+  DSPMV_NOT_COMPILED("CUDA");
+}
+template std::unique_ptr<local_operator<float>> cusparse::make_operator(const std::string&,
+                                                                        const csr_matrix<float, index_type>&,
+                                                                        algorithm, backend);
+template std::unique_ptr<local_operator<double>> cusparse::make_operator(const std::string&,
+                                                                         const csr_matrix<double, index_type>&,
+                                                                         algorithm, backend);
+
+}  // namespace distspmv

@@ -1,0 +1,50 @@
+// Device copies of a format's host arrays, owned together. Plain C++ (no CUDA header), so that a
+// format's operator is ordinary C++; the CUDA side lives in device_storage.cu, and a build
+// without CUDA gets a stub that throws not_compiled.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace distspmv {
+
+/// Owns device allocations made by upload(); frees them all on destruction.
+class device_storage {
+ public:
+  device_storage() = default;
+  device_storage(const device_storage&) = delete;
+  device_storage& operator=(const device_storage&) = delete;
+  device_storage(device_storage&&) noexcept;
+  device_storage& operator=(device_storage&&) noexcept;
+  ~device_storage();
+
+  /// Copies `bytes` from host memory to a new device allocation; returns its address
+  /// (nullptr for 0 bytes).
+  void* upload_bytes(const void* host, std::size_t bytes);
+
+  /// Typed upload of a whole vector.
+  template <typename T>
+  const T* upload(const std::vector<T>& v) {
+    return static_cast<const T*>(upload_bytes(v.data(), v.size() * sizeof(T)));
+  }
+
+  /// A device allocation of `bytes`, uninitialised (scratch space for a kernel).
+  void* allocate_bytes(std::size_t bytes);
+
+  std::size_t bytes() const noexcept { return bytes_; }
+
+ private:
+  void release() noexcept;
+  std::vector<void*> blocks_;
+  std::size_t bytes_ = 0;
+};
+
+/// CUDA devices this process can use: 0 in a build without CUDA or on a machine without a GPU.
+int cuda_device_count();
+/// Synchronous copies between host and device memory (setup and tests, not the apply path).
+void copy_to_host(void* host, const void* device, std::size_t bytes);
+void copy_to_device(void* device, const void* host, std::size_t bytes);
+/// Waits for all work on the current device (tests and benchmarks only).
+void device_synchronize();
+
+}  // namespace distspmv

@@ -1,0 +1,65 @@
+// The generic local_operator over one storage format, so that a format folder only provides
+// its traits (see csr/csr.hpp for the pattern):
+//
+//   struct FORMAT_traits {
+//     using params = ...;
+//     template <class V> using matrix = ...;      // owning host struct-of-arrays, has .stats
+//     template <class V> using view = ...;        // trivially copyable pointers + sizes
+//     template <class V, class Map> static view<V> view_of(const matrix<V>&, Map&& map);
+//   };
+//   and free functions build, spmv_reference, spmv_cuda in the format's namespace.
+//
+// view_of receives `map`, which turns each host std::vector into the pointer the view stores:
+// its data() for the host backend, a device copy for the CUDA backend. So one function says
+// which arrays a view holds, for both backends.
+#pragma once
+
+#include <string>
+#include <utility>
+
+#include "local_kernels/device_storage.hpp"
+#include "local_kernels/local_operator.hpp"
+
+namespace distspmv {
+
+/// local_operator over a format described by Traits; the three functions are passed as the
+/// format's free functions so that dispatch stays static.
+template <typename Traits, typename V>
+class format_operator final : public local_operator<V> {
+ public:
+  using matrix_type = typename Traits::template matrix<V>;
+  using view_type = typename Traits::template view<V>;
+
+  format_operator(std::string name, matrix_type m, backend where) : name_(std::move(name)), m_(std::move(m)), where_(where) {
+    if (where_ == backend::host) {
+      view_ = Traits::view_of(m_, [](const auto& vec) { return vec.data(); });
+    } else {
+      view_ = Traits::view_of(m_, [this](const auto& vec) { return storage_.upload(vec); });
+    }
+  }
+
+  std::string name() const override { return name_; }
+  backend where() const override { return where_; }
+  global_index_type rows() const override { return m_.rows; }
+  global_index_type cols() const override { return m_.cols; }
+  offset_type nnz() const override { return m_.nnz; }
+  const format_stats& stats() const override { return m_.stats; }
+
+  void apply(V alpha, const V* x, V beta, V* y, cuda_stream_t stream) const override {
+    if (where_ == backend::host)
+      Traits::spmv_reference(view_, alpha, x, beta, y);
+    else
+      Traits::spmv_cuda(view_, alpha, x, beta, y, stream);
+  }
+
+  const matrix_type& matrix() const noexcept { return m_; }
+
+ private:
+  std::string name_;
+  matrix_type m_;
+  backend where_;
+  device_storage storage_;
+  view_type view_{};
+};
+
+}  // namespace distspmv

@@ -1,0 +1,40 @@
+// The only place that maps a format name and a backend to code (STYLE.md §3).
+//
+// Names are those of the command line (DESIGN.md §8) plus concrete variants:
+//   csr (adaptive), csr-scalar, csr-vector, ellr (T picked), ellr-t1/t2/t4/t8, pellr, hll, ell-g,
+//   hdia, ipcsr, sell, cusparse (CSR default), cusparse-alg1, cusparse-alg2, cusparse-sell
+// "auto" asks the selector (format_selector.hpp); "all" is what format_names() lists.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/csr_matrix.hpp"
+#include "local_kernels/local_operator.hpp"
+
+namespace distspmv {
+
+/// One registered format variant.
+struct format_info {
+  std::string name;
+  std::string family;       ///< e.g. "csr", "ell", "cusparse"
+  bool host = true;         ///< has a host SpMV
+  bool cuda = true;         ///< has a CUDA SpMV
+  std::string description;  ///< one line for --help
+};
+
+/// Every variant, in the order `--format all` runs them.
+const std::vector<format_info>& registered_formats();
+
+/// Looks a name up; bad_input listing the valid names when unknown.
+const format_info& find_format(const std::string& name);
+
+/// Builds `name` from a local CSR block for backend `where` (uploading for CUDA). The input is
+/// never changed. Throws bad_input for an unknown name or a backend the format lacks.
+template <typename ValueType>
+std::unique_ptr<local_operator<ValueType>> make_operator(const std::string& name,
+                                                         const csr_matrix<ValueType, index_type>& a,
+                                                         backend where);
+
+}  // namespace distspmv

@@ -1,0 +1,144 @@
+// Every registered format against the host CSR oracle, on the host and (label cuda) on the GPU,
+// for float and double, over the edge-case matrices and the real matrices of ../shared/matrices.
+//
+// The check is per row, against a bound rather than a fixed tolerance (STYLE.md §6):
+//   |y_r - y_ref_r| <= c * eps * (len_r + 2) * (|alpha| * sum_k |a_rk x_k| + |beta y_r|)
+// which no correct summation order can exceed, and a wrong index or a lost entry does.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "io/matrix_market.hpp"
+#include "local_kernels/csr/csr.hpp"
+#include "local_kernels/device_storage.hpp"
+#include "local_kernels/format_registry.hpp"
+#include "tests/support/test_matrices.hpp"
+#include "tests/support/test_support.hpp"
+
+namespace distspmv {
+namespace {
+
+struct case_result {
+  double max_violation = 0;  // max over rows of error / bound (must be <= 1)
+  global_index_type worst_row = -1;
+  bool nan = false;
+};
+
+/// Runs `format` on `a` (converted to V) with random alpha, beta, x, y and compares with the
+/// double oracle. beta == 0 runs with y poisoned by NaN.
+template <typename V>
+case_result run_case(const std::string& format, const csr_matrix<double, index_type>& a, backend where, bool beta_zero,
+                     std::uint64_t seed) {
+  const auto av = convert_csr<V, index_type>(a);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-2.0, 2.0);
+  const V alpha = static_cast<V>(u(rng));
+  const V beta = beta_zero ? V(0) : static_cast<V>(u(rng));
+  auto x = test::random_vector<V>(a.cols, seed + 1);
+  auto y0 = test::random_vector<V>(a.rows, seed + 2);
+  if (beta_zero) std::fill(y0.begin(), y0.end(), std::numeric_limits<V>::quiet_NaN());
+
+  auto op = make_operator<V>(format, av, where);
+  std::vector<V> y = y0;
+  if (where == backend::host) {
+    op->apply(alpha, x.data(), beta, y.data());
+  } else {
+    device_storage mem;
+    const V* dx = mem.upload(x);
+    V* dy = const_cast<V*>(mem.upload(y));
+    op->apply(alpha, dx, beta, dy, nullptr);
+    device_synchronize();
+    copy_to_host(y.data(), dy, y.size() * sizeof(V));
+  }
+
+  // Oracle in double on the V-rounded inputs.
+  const auto ad = convert_csr<double, index_type>(av);
+  std::vector<double> xd(x.begin(), x.end()), yd(y0.begin(), y0.end());
+  if (beta_zero) std::fill(yd.begin(), yd.end(), 0.0);
+  std::vector<double> ref = yd;
+  csr::spmv_host(ad, static_cast<double>(alpha), xd.data(), static_cast<double>(beta), ref.data());
+
+  case_result res;
+  const double eps = std::numeric_limits<V>::epsilon();
+  for (global_index_type r = 0; r < a.rows; ++r) {
+    if (std::isnan(static_cast<double>(y[r]))) {
+      res.nan = true;
+      res.worst_row = r;
+      return res;
+    }
+    double mag = std::abs(static_cast<double>(beta) * yd[r]);
+    for (offset_type k = ad.row_ptr[r]; k < ad.row_ptr[r + 1]; ++k)
+      mag += std::abs(static_cast<double>(alpha) * ad.values[k] * xd[ad.col_idx[k]]);
+    const double bound = 2.0 * eps * static_cast<double>(ad.row_length(r) + 2) * mag + std::numeric_limits<double>::min();
+    const double violation = std::abs(static_cast<double>(y[r]) - ref[r]) / bound;
+    if (violation > res.max_violation) {
+      res.max_violation = violation;
+      res.worst_row = r;
+    }
+  }
+  return res;
+}
+
+std::vector<std::string> formats_for(backend where) {
+  std::vector<std::string> names;
+  for (const auto& f : registered_formats())
+    if (where == backend::host ? f.host : f.cuda) names.push_back(f.name);
+  return names;
+}
+
+class FormatTest : public ::testing::TestWithParam<std::tuple<std::string, backend>> {
+ protected:
+  void SetUp() override {
+    if (std::get<1>(GetParam()) == backend::cuda && cuda_device_count() == 0)
+      GTEST_SKIP() << "no CUDA device (or built without CUDA)";
+  }
+  void check(const test::named_matrix& m, std::uint64_t seed) {
+    const auto& [format, where] = GetParam();
+    for (bool beta_zero : {true, false}) {
+      const auto d = run_case<double>(format, m.a, where, beta_zero, seed);
+      EXPECT_FALSE(d.nan) << format << " double on " << m.name << ": NaN in row " << d.worst_row;
+      EXPECT_LE(d.max_violation, 1.0) << format << " double on " << m.name << ", worst row " << d.worst_row
+                                      << (beta_zero ? " (beta = 0)" : "");
+      const auto f = run_case<float>(format, m.a, where, beta_zero, seed + 7);
+      EXPECT_FALSE(f.nan) << format << " float on " << m.name << ": NaN in row " << f.worst_row;
+      EXPECT_LE(f.max_violation, 1.0) << format << " float on " << m.name << ", worst row " << f.worst_row
+                                      << (beta_zero ? " (beta = 0)" : "");
+    }
+  }
+};
+
+TEST_P(FormatTest, MatchesReferenceOnEdgeCases) {
+  std::uint64_t seed = 100;
+  for (const auto& m : test::edge_case_matrices()) check(m, ++seed);
+}
+
+TEST_P(FormatTest, MatchesReferenceOnRealMatrices) {
+  const auto files = test::shared_matrix_files();
+  if (files.empty()) GTEST_SKIP() << "../shared/matrices not found";
+  std::uint64_t seed = 500;
+  for (const auto& file : files) {
+    const auto a = io::read_matrix_market(file);
+    check({file, convert_csr<double, index_type>(a)}, ++seed);
+  }
+}
+
+std::string param_name(const ::testing::TestParamInfo<FormatTest::ParamType>& info) {
+  std::string n = std::get<0>(info.param) + "_" + to_string(std::get<1>(info.param));
+  for (auto& c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return n;
+}
+
+INSTANTIATE_TEST_SUITE_P(Host, FormatTest,
+                         ::testing::Combine(::testing::ValuesIn(formats_for(backend::host)),
+                                            ::testing::Values(backend::host)),
+                         param_name);
+INSTANTIATE_TEST_SUITE_P(Cuda, FormatTest,
+                         ::testing::Combine(::testing::ValuesIn(formats_for(backend::cuda)),
+                                            ::testing::Values(backend::cuda)),
+                         param_name);
+
+}  // namespace
+}  // namespace distspmv

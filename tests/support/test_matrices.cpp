@@ -1,0 +1,139 @@
+#include "tests/support/test_matrices.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+namespace distspmv::test {
+namespace {
+
+// Rows given by their lengths; columns drawn uniformly (distinct, sorted), values in [-1, 1).
+csr_matrix<double, index_type> from_lengths(global_index_type cols, const std::vector<global_index_type>& lengths,
+                                            std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  csr_matrix<double, index_type> a;
+  a.rows = static_cast<global_index_type>(lengths.size());
+  a.cols = cols;
+  a.row_ptr.assign(1, 0);
+  std::vector<index_type> row;
+  for (global_index_type len : lengths) {
+    len = std::min(len, cols);
+    row.clear();
+    if (len * 2 > cols) {  // dense-ish: choose by selection sampling
+      for (global_index_type c = 0, need = len; c < cols && need > 0; ++c)
+        if (std::uniform_int_distribution<global_index_type>(0, cols - c - 1)(rng) < need) {
+          row.push_back(static_cast<index_type>(c));
+          --need;
+        }
+    } else {
+      std::uniform_int_distribution<global_index_type> col(0, cols - 1);
+      while (static_cast<global_index_type>(row.size()) < len) {
+        row.push_back(static_cast<index_type>(col(rng)));
+        if (static_cast<global_index_type>(row.size()) == len) {
+          std::sort(row.begin(), row.end());
+          row.erase(std::unique(row.begin(), row.end()), row.end());
+        }
+      }
+    }
+    std::sort(row.begin(), row.end());
+    for (index_type c : row) {
+      a.col_idx.push_back(c);
+      a.values.push_back(value(rng));
+    }
+    a.row_ptr.push_back(static_cast<offset_type>(a.col_idx.size()));
+  }
+  return a;
+}
+
+}  // namespace
+
+csr_matrix<double, index_type> random_csr(global_index_type rows, global_index_type cols, int min_len, int max_len,
+                                          std::uint64_t seed) {
+  std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ULL);
+  std::uniform_int_distribution<int> len(min_len, max_len);
+  std::vector<global_index_type> lengths(rows);
+  for (auto& l : lengths) l = len(rng);
+  return from_lengths(cols, lengths, seed);
+}
+
+std::vector<named_matrix> edge_case_matrices() {
+  std::vector<named_matrix> m;
+  m.push_back({"zero_rows", random_csr(0, 0, 0, 0, 1)});
+  m.push_back({"zero_rows_five_cols", random_csr(0, 5, 0, 0, 2)});
+  m.push_back({"all_rows_empty", random_csr(77, 50, 0, 0, 3)});
+  m.push_back({"single_entry", random_csr(1, 1, 1, 1, 4)});
+  m.push_back({"odd_999", random_csr(999, 999, 1, 12, 5)});
+  m.push_back({"odd_1001_rect", random_csr(1001, 1500, 0, 40, 6)});
+  m.push_back({"odd_50007", random_csr(50007, 50007, 3, 9, 7)});
+  m.push_back({"many_empty_rows", random_csr(4000, 3000, 0, 1, 8)});
+  {
+    std::vector<global_index_type> lengths(3000, 5);
+    lengths[1234] = 200000;  // longer than any shared-memory stage
+    m.push_back({"one_very_long_row", from_lengths(250000, lengths, 9)});
+  }
+  {
+    std::vector<global_index_type> lengths(513, 0);
+    lengths[0] = 513;
+    m.push_back({"single_dense_row", from_lengths(513, lengths, 10)});
+  }
+  {
+    // a dense column: every row holds column 7 plus a few others
+    auto a = random_csr(2049, 2049, 0, 3, 11);
+    csr_matrix<double, index_type> b;
+    b.rows = a.rows;
+    b.cols = a.cols;
+    for (global_index_type r = 0; r < a.rows; ++r) {
+      bool has7 = false;
+      for (offset_type k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
+        if (!has7 && a.col_idx[k] > 7) {
+          b.col_idx.push_back(7);
+          b.values.push_back(0.5);
+          has7 = true;
+        }
+        if (a.col_idx[k] == 7) has7 = true;
+        b.col_idx.push_back(a.col_idx[k]);
+        b.values.push_back(a.values[k]);
+      }
+      if (!has7) {
+        b.col_idx.push_back(7);
+        b.values.push_back(0.5);
+      }
+      b.row_ptr.push_back(static_cast<offset_type>(b.col_idx.size()));
+    }
+    m.push_back({"single_dense_column", b});
+  }
+  {
+    // power-law row lengths (Zipf-like), as graphs have
+    std::mt19937_64 rng(12);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::vector<global_index_type> lengths(20000);
+    for (auto& l : lengths) l = static_cast<global_index_type>(std::min(5000.0, std::floor(1.0 / std::pow(u(rng) + 1e-9, 0.8))));
+    m.push_back({"power_law", from_lengths(20000, lengths, 13)});
+  }
+  {
+    // banded: tridiagonal plus two far diagonals (few diagonals: HDIA's case)
+    csr_matrix<double, index_type> b;
+    b.rows = b.cols = 10007;
+    for (global_index_type r = 0; r < b.rows; ++r) {
+      for (global_index_type off : {-300, -1, 0, 1, 300}) {
+        const global_index_type c = r + off;
+        if (c >= 0 && c < b.cols) {
+          b.col_idx.push_back(static_cast<index_type>(c));
+          b.values.push_back(off == 0 ? 4.0 : -1.0 + 0.001 * static_cast<double>(r % 7));
+        }
+      }
+      b.row_ptr.push_back(static_cast<offset_type>(b.col_idx.size()));
+    }
+    m.push_back({"banded_five_diagonals", b});
+  }
+  {
+    std::vector<global_index_type> lengths(33, 1);
+    auto d = from_lengths(33, lengths, 14);
+    for (global_index_type r = 0; r < 33; ++r) d.col_idx[r] = static_cast<index_type>(r);
+    m.push_back({"diagonal_33", d});
+  }
+  return m;
+}
+
+}  // namespace distspmv::test

@@ -1,0 +1,28 @@
+// The matrices every format and backend is checked on (STYLE.md §6): random ones larger than a
+// warp or a hack, odd sizes, 0 rows, empty rows, one row longer than shared memory, a dense row,
+// a dense column. All deterministic.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/csr_matrix.hpp"
+
+namespace distspmv::test {
+
+struct named_matrix {
+  std::string name;
+  csr_matrix<double, index_type> a;
+};
+
+/// Random rows x cols, row lengths uniform in [min_len, max_len], distinct sorted columns,
+/// values uniform in [-1, 1).
+csr_matrix<double, index_type> random_csr(global_index_type rows, global_index_type cols, int min_len, int max_len,
+                                          std::uint64_t seed);
+
+/// The edge-case set: empty (0x0 and 0x5), all-empty rows, odd sizes 999/1001/50007, many empty
+/// rows, one very long row (200000 entries), single dense row, single dense column, a
+/// power-law-ish matrix, a banded one, a diagonal one.
+std::vector<named_matrix> edge_case_matrices();
+
+}  // namespace distspmv::test
