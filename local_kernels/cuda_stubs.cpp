@@ -5,6 +5,7 @@
 #include "local_kernels/csr/csr.hpp"
 #include "local_kernels/cusparse/cusparse.hpp"
 #include "local_kernels/device_storage.hpp"
+#include "local_kernels/device_timing.hpp"
 
 namespace distspmv {
 
@@ -19,6 +20,11 @@ int cuda_device_count() { return 0; }
 void copy_to_host(void*, const void*, std::size_t) { DSPMV_NOT_COMPILED("CUDA"); }
 void copy_to_device(void*, const void*, std::size_t) { DSPMV_NOT_COMPILED("CUDA"); }
 void device_synchronize() { DSPMV_NOT_COMPILED("CUDA"); }
+
+// ---- device_timing ----
+std::vector<double> time_on_device(const std::function<void(cuda_stream_t)>&, int, int) { DSPMV_NOT_COMPILED("CUDA"); }
+double measure_copy_bandwidth_gbps(std::size_t, int) { DSPMV_NOT_COMPILED("CUDA"); }
+std::string device_name() { return ""; }
 
 // ---- csr ----
 template <typename V>

@@ -1,0 +1,80 @@
+#include "local_kernels/format_selector.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+namespace distspmv {
+
+template <typename V, typename I>
+row_statistics compute_row_statistics(const csr_matrix<V, I>& a) {
+  row_statistics s;
+  s.rows = a.rows;
+  s.cols = a.cols;
+  s.nnz = a.nnz();
+  if (a.rows == 0) return s;
+  s.min_length = a.row_length(0);
+  double sum2 = 0;
+  std::unordered_set<global_index_type> diagonals;
+  for (global_index_type r = 0; r < a.rows; ++r) {
+    const offset_type len = a.row_length(r);
+    s.min_length = std::min(s.min_length, len);
+    s.max_length = std::max(s.max_length, len);
+    s.empty_rows += len == 0;
+    sum2 += static_cast<double>(len) * static_cast<double>(len);
+    for (offset_type k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
+      const global_index_type off = static_cast<global_index_type>(a.col_idx[k]) - r;
+      s.bandwidth = std::max(s.bandwidth, std::abs(off));
+      if (diagonals.size() <= 4096) diagonals.insert(off);  // counting stops being useful beyond
+    }
+  }
+  s.diagonals = static_cast<global_index_type>(diagonals.size());
+  s.mean_length = static_cast<double>(s.nnz) / static_cast<double>(a.rows);
+  s.stddev_length = std::sqrt(std::max(0.0, sum2 / static_cast<double>(a.rows) - s.mean_length * s.mean_length));
+  const double nnz = std::max<double>(1.0, static_cast<double>(s.nnz));
+  s.ell_padding = static_cast<double>(a.rows) * static_cast<double>(s.max_length) / nnz;
+
+  auto sliced = [&](const std::vector<offset_type>& lengths) {
+    double stored = 0;
+    for (std::size_t i = 0; i < lengths.size(); i += 32) {
+      const auto end = lengths.begin() + static_cast<std::ptrdiff_t>(std::min(lengths.size(), i + 32));
+      stored += 32.0 * static_cast<double>(*std::max_element(lengths.begin() + static_cast<std::ptrdiff_t>(i), end));
+    }
+    return stored / nnz;
+  };
+  std::vector<offset_type> lengths(a.rows);
+  for (global_index_type r = 0; r < a.rows; ++r) lengths[r] = a.row_length(r);
+  s.sell32_padding = sliced(lengths);
+  for (std::size_t i = 0; i < lengths.size(); i += 256)
+    std::sort(lengths.begin() + static_cast<std::ptrdiff_t>(i),
+              lengths.begin() + static_cast<std::ptrdiff_t>(std::min(lengths.size(), i + 256)), std::greater<>());
+  s.sell32_sorted_padding = sliced(lengths);
+  return s;
+}
+
+format_choice select_format(const row_statistics& s, backend where) {
+  if (where == backend::host)
+    return {"csr", "host backend: CSR is the host format (no padding, OpenMP over rows)"};
+  if (s.nnz == 0) return {"csr", "empty block"};
+  // Thresholds from the H100 measurements in local_kernels/README.md.
+  if (s.sell32_padding <= 1.15)
+    return {"sell", fmt::format("regular rows: SELL-32 padding {:.2f} <= 1.15 (mean {:.1f}, sigma {:.1f})",
+                                s.sell32_padding, s.mean_length, s.stddev_length)};
+  if (s.sell32_sorted_padding <= 1.15)
+    return {"sell", fmt::format("rows regular after sorting: SELL-32-256 padding {:.2f} (unsorted {:.2f})",
+                                s.sell32_sorted_padding, s.sell32_padding)};
+  return {"csr", fmt::format("irregular rows: SELL padding {:.2f} (sorted {:.2f}), sigma/mean {:.2f}: adaptive CSR "
+                             "avoids padding",
+                             s.sell32_padding, s.sell32_sorted_padding,
+                             s.mean_length > 0 ? s.stddev_length / s.mean_length : 0.0)};
+}
+
+template row_statistics compute_row_statistics(const csr_matrix<double, global_index_type>&);
+template row_statistics compute_row_statistics(const csr_matrix<double, index_type>&);
+template row_statistics compute_row_statistics(const csr_matrix<float, index_type>&);
+
+}  // namespace distspmv

@@ -1,0 +1,41 @@
+// `--format auto`: picks a format for a local block from cheap statistics of its rows and, with
+// tuning, from short timing trials of the candidates. It always says why.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/csr_matrix.hpp"
+#include "local_kernels/local_operator.hpp"
+
+namespace distspmv {
+
+/// Row statistics the selector (and `distspmv info`) look at.
+struct row_statistics {
+  global_index_type rows = 0;
+  global_index_type cols = 0;
+  offset_type nnz = 0;
+  offset_type min_length = 0;
+  offset_type max_length = 0;
+  double mean_length = 0;
+  double stddev_length = 0;
+  global_index_type empty_rows = 0;
+  global_index_type bandwidth = 0;     ///< max |row - col|
+  global_index_type diagonals = 0;     ///< distinct col - row offsets
+  double ell_padding = 0;              ///< rows * max_length / nnz (one global width)
+  double sell32_padding = 0;           ///< slices of 32 consecutive rows, each padded to its max
+  double sell32_sorted_padding = 0;    ///< the same after sorting rows by length within 256-row windows
+};
+
+template <typename V, typename I>
+row_statistics compute_row_statistics(const csr_matrix<V, I>& a);
+
+struct format_choice {
+  std::string format;
+  std::string reason;
+};
+
+/// Rule-based choice from the statistics alone.
+format_choice select_format(const row_statistics& s, backend where);
+
+}  // namespace distspmv
