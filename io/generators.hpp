@@ -37,4 +37,10 @@ csr_matrix<double> generate_rows(const std::string& spec, row_range range, std::
 /// The whole generated matrix.
 csr_matrix<double> generate(const std::string& spec, std::uint64_t seed = 1);
 
+namespace detail {
+/// The vertex relabelling of gen:rmat, a bijection of [0, 2^scale) evaluated per id (no table).
+/// Exposed so that tests can check it is a bijection; not for other callers.
+std::uint64_t rmat_relabel(std::uint64_t vertex, int scale, std::uint64_t seed);
+}  // namespace detail
+
 }  // namespace distspmv::io
