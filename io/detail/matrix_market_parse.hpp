@@ -1,0 +1,99 @@
+// Internal pieces of the Matrix Market reader and writer (io/ and its tests and fuzzer only).
+//
+// read_matrix_market() is "load the file's bytes, parse them"; the parse half works on a buffer
+// in memory so that the fuzzer (tests/fuzz/) can drive exactly the code a file read runs,
+// gzip detection included, without touching the disk.
+#pragma once
+
+#include <cstddef>
+#include <cstdlib>
+#include <functional>
+#include <limits>
+#include <string>
+
+#include "common/csr_matrix.hpp"
+#include "io/matrix_market.hpp"
+
+namespace distspmv::io::detail {
+
+/// Owning, uninitialised byte buffer. std::vector<char> would zero-fill a multi-gigabyte
+/// buffer before the read overwrites it; this one only malloc/reallocs.
+class byte_buffer {
+ public:
+  byte_buffer() = default;
+  byte_buffer(const byte_buffer&) = delete;
+  byte_buffer& operator=(const byte_buffer&) = delete;
+  byte_buffer(byte_buffer&& o) noexcept : data_(o.data_), size_(o.size_), capacity_(o.capacity_) {
+    o.data_ = nullptr;
+    o.size_ = o.capacity_ = 0;
+  }
+  byte_buffer& operator=(byte_buffer&& o) noexcept {
+    if (this != &o) {
+      std::free(data_);
+      data_ = o.data_;
+      size_ = o.size_;
+      capacity_ = o.capacity_;
+      o.data_ = nullptr;
+      o.size_ = o.capacity_ = 0;
+    }
+    return *this;
+  }
+  ~byte_buffer() { std::free(data_); }
+
+  char* data() noexcept { return data_; }
+  const char* data() const noexcept { return data_; }
+  std::size_t size() const noexcept { return size_; }
+  std::size_t capacity() const noexcept { return capacity_; }
+
+  /// Grows the allocation to at least `n` bytes (contents kept); throws std::bad_alloc.
+  void reserve(std::size_t n) {
+    if (n <= capacity_) return;
+    void* p = std::realloc(data_, n);
+    if (!p) throw std::bad_alloc();
+    data_ = static_cast<char*>(p);
+    capacity_ = n;
+  }
+  /// Sets the size; new bytes are uninitialised.
+  void resize(std::size_t n) {
+    reserve(n);
+    size_ = n;
+  }
+
+ private:
+  char* data_ = nullptr;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
+};
+
+/// True when `bytes` start with the gzip magic bytes 1f 8b.
+bool is_gzip(const char* bytes, std::size_t size) noexcept;
+
+/// Inflates a gzip stream (several concatenated members allowed, trailing garbage after a
+/// complete member ignored, as gzip(1) and zlib's gzread do). Throws bad_input naming `source`
+/// for truncated or corrupt data.
+byte_buffer gunzip(const char* bytes, std::size_t size, const std::string& source);
+
+/// Limits for callers that must bound memory (the fuzzer): a size line asking for more rows
+/// than `max_rows` is rejected as bad_input before the row pointers are allocated.
+struct mm_parse_limits {
+  global_index_type max_rows = std::numeric_limits<global_index_type>::max();
+};
+
+/// Parses a whole file's bytes (plain text, or gzip told by the magic bytes). `source` names
+/// the input in error messages. Throws bad_input only (std::bad_alloc aside).
+csr_matrix<double> parse_matrix_market(const char* bytes, std::size_t size, const std::string& source,
+                                       const mm_read_options& options, mm_header* header = nullptr,
+                                       const mm_parse_limits& limits = {});
+
+/// Same, on a buffer the caller gives up (saves a copy: the parser needs one spare byte).
+csr_matrix<double> parse_matrix_market(byte_buffer&& bytes, const std::string& source,
+                                       const mm_read_options& options, mm_header* header = nullptr,
+                                       const mm_parse_limits& limits = {});
+
+/// Formats `a` as `matrix coordinate real|pattern general`, 1-based, shortest round-trip
+/// values, handing the text to `sink` in chunks of a few MiB. Checks the CSR's shape and column
+/// range on the way (distspmv::error), so that a broken matrix never becomes a file.
+void format_matrix_market(const csr_matrix<double>& a, bool pattern,
+                          const std::function<void(const char*, std::size_t)>& sink);
+
+}  // namespace distspmv::io::detail
