@@ -1,0 +1,87 @@
+// distspmv: distributed sparse matrix-vector product, y = alpha*A*x + beta*y (DESIGN.md §8).
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+
+#include "apps/commands.hpp"
+#include "common/errors.hpp"
+#include "distspmv/config.hpp"
+#include "local_kernels/format_registry.hpp"
+
+namespace {
+
+std::string format_help() {
+  std::string s = "storage format of the local block: auto (chosen from row statistics; --tune times the "
+                  "candidates), all (every format, as a benchmark), or one of:";
+  for (const auto& f : distspmv::registered_formats())
+    s += "\n    " + f.name + std::string(18 - std::min<std::size_t>(17, f.name.size()), ' ') + f.description +
+         (f.host ? "" : " [cuda only]");
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace distspmv;
+  CLI::App cli{"distspmv " DISTSPMV_VERSION " (" DISTSPMV_GIT_REVISION
+               "): y = alpha*A*x + beta*y for sparse matrices on GPUs.\n"
+               "With no matrix it runs on gen:poisson3d:64."};
+  cli.require_subcommand(0, 1);
+  cli.set_version_flag("--version", DISTSPMV_VERSION " (" DISTSPMV_GIT_REVISION ")");
+
+  app::run_options run;
+  cli.add_option("matrix", run.source,
+                 "A.h5, A.mtx, A.mtx.gz, or a generator: gen:poisson3d:N, gen:stencil27:N, gen:rmat:SCALE:EF, "
+                 "gen:lognormal:ROWS:MU:SIGMA:BAND")
+      ->capture_default_str();
+  cli.add_option("--format,-f", run.format, format_help())->capture_default_str();
+  cli.add_option("--backend", run.backend, "where the SpMV runs: auto (cuda when a GPU is present), cuda, host")
+      ->check(CLI::IsMember({"auto", "cuda", "host"}))
+      ->capture_default_str();
+  cli.add_option("--precision", run.precision, "value type of the SpMV")
+      ->check(CLI::IsMember({"double", "float"}))
+      ->capture_default_str();
+  cli.add_option("--iters", run.iters, "timed repetitions (default 100 on cuda, 10 on host)")->check(CLI::Range(1, 1000000));
+  cli.add_option("--warmup", run.warmup, "untimed repetitions first (default 10 on cuda, 2 on host)")
+      ->check(CLI::Range(0, 1000000));
+  cli.add_flag("--check", run.check,
+               "compare y with a serial double-precision reference; exit 1 above tolerance (1e-12 double, 1e-5 float)");
+  cli.add_flag("--tune", run.tune, "with --format auto: time the candidate formats briefly and keep the fastest");
+  cli.add_flag("--allow-nonfinite", run.allow_nonfinite, "accept NaN and Inf values in the matrix");
+  cli.add_option("--seed", run.seed, "seed of generators and of the random x and y")->capture_default_str();
+  cli.add_option("--json", run.json, "also write the report as JSON to this file");
+
+  auto* convert = cli.add_subcommand("convert", "convert a matrix between formats (.mtx, .mtx.gz, .h5, gen:...)");
+  std::string conv_in, conv_out;
+  bool conv_nonfinite = false;
+  std::uint64_t conv_seed = 1;
+  convert->add_option("input", conv_in, "matrix file or generator")->required();
+  convert->add_option("output", conv_out, "output file: .mtx, .mtx.gz, .h5 or .hdf5")->required();
+  convert->add_flag("--allow-nonfinite", conv_nonfinite, "accept NaN and Inf values");
+  convert->add_option("--seed", conv_seed, "generator seed")->capture_default_str();
+
+  auto* info = cli.add_subcommand("info", "sizes, row-length statistics, symmetry and bytes per format of a matrix");
+  std::string info_src, info_json;
+  bool info_nonfinite = false;
+  std::uint64_t info_seed = 1;
+  info->add_option("matrix", info_src, "matrix file or generator")->required();
+  info->add_option("--json", info_json, "also write the statistics as JSON to this file");
+  info->add_flag("--allow-nonfinite", info_nonfinite, "accept NaN and Inf values");
+  info->add_option("--seed", info_seed, "generator seed")->capture_default_str();
+
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return cli.exit(e);
+  }
+
+  try {
+    if (*convert) return app::run_convert(conv_in, conv_out, conv_nonfinite, conv_seed);
+    if (*info) return app::run_info(info_src, info_json, info_nonfinite, info_seed);
+    return app::run_spmv(run);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "distspmv: error: %s\n", e.what());
+    return 1;
+  }
+}
