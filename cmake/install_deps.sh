@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs every build and test dependency of distspmv from Debian/Ubuntu packages.
+# Usage: cmake/install_deps.sh          (as root, or with sudo available)
+# The CUDA toolkit (nvcc, cuSPARSE, NCCL) is not installed here: CUDA is optional and detected
+# at configure time; install NVIDIA's toolkit separately on GPU machines.
+set -euo pipefail
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends \
+  build-essential cmake ninja-build pkg-config git ca-certificates \
+  libopenmpi-dev openmpi-bin libmetis-dev libhdf5-dev zlib1g-dev \
+  libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev \
+  python3 python3-numpy python3-scipy python3-h5py \
+  clang-14 libclang-rt-14-dev
