@@ -175,6 +175,10 @@ parsed_spec parse_spec(const std::string& spec) {
   return p;
 }
 
+/// Below this many rows (or entries) a parallel region costs more than it saves: starting one
+/// took milliseconds on a loaded two-core machine, where tiny specs took microseconds alone.
+constexpr global_index_type parallel_rows = 8192;
+
 // ---- shared CSR helpers ------------------------------------------------------------------------
 
 /// Turns row lengths stored at row_ptr[1..rows] into offsets and sizes the entry arrays.
@@ -204,7 +208,7 @@ csr_matrix<double> generate_stencil(const parsed_spec& p, row_range range) {
   const bool seven = p.kind == generator_kind::poisson3d;
   csr_matrix<double> a = empty_rows(p, range);
 
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (a.rows >= parallel_rows)
   for (global_index_type r = 0; r < a.rows; ++r) {
     const global_index_type i = range.begin + r;
     const global_index_type x = i % n, y = (i / n) % n, z = i / plane;
@@ -214,7 +218,7 @@ csr_matrix<double> generate_stencil(const parsed_spec& p, row_range range) {
   finish_row_ptr(a);
 
   // Entries are emitted in increasing column order: z slowest, x fastest, as in the numbering.
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (a.rows >= parallel_rows)
   for (global_index_type r = 0; r < a.rows; ++r) {
     const global_index_type i = range.begin + r;
     const global_index_type x = i % n, y = (i / n) % n, z = i / plane;
@@ -388,7 +392,7 @@ csr_matrix<double> generate_rmat(const parsed_spec& p, row_range range, std::uin
   // Pass 1: edges of the range per (bucket, chunk). Regenerating the edges in pass 2 is cheaper
   // than storing them (a few hashes each) and keeps memory proportional to the range.
   std::vector<offset_type> place(static_cast<std::size_t>(buckets * chunks) + 1, 0);
-#pragma omp parallel
+#pragma omp parallel if (chunks > 1)
   {
     std::vector<offset_type> count(buckets);
 #pragma omp for schedule(dynamic, 1)
@@ -417,7 +421,7 @@ csr_matrix<double> generate_rmat(const parsed_spec& p, row_range range, std::uin
   a.values.resize(static_cast<std::size_t>(total));
   auto* keys = reinterpret_cast<std::uint64_t*>(a.col_idx.data());  // same size and alignment
   static_assert(sizeof(global_index_type) == sizeof(std::uint64_t), "keys share col_idx's storage");
-#pragma omp parallel
+#pragma omp parallel if (chunks > 1)
   {
     std::vector<offset_type> cursor(buckets);
 #pragma omp for schedule(dynamic, 1)
@@ -444,7 +448,7 @@ csr_matrix<double> generate_rmat(const parsed_spec& p, row_range range, std::uin
   // columns by value fixes the summation order, so sums are bit-identical whatever the thread
   // count and whichever range the row was generated in.
   std::vector<offset_type> kept(buckets);
-#pragma omp parallel
+#pragma omp parallel if (total >= parallel_rows)
   {
     std::vector<rmat_entry> scratch;
 #pragma omp for schedule(dynamic, 1)
@@ -577,10 +581,10 @@ void pick_columns(std::uint64_t key, global_index_type lo, global_index_type w, 
 csr_matrix<double> generate_lognormal(const parsed_spec& p, row_range range, std::uint64_t seed) {
   const lognormal_model model(p, seed);
   csr_matrix<double> a = empty_rows(p, range);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (a.rows >= parallel_rows)
   for (global_index_type r = 0; r < a.rows; ++r) a.row_ptr[r + 1] = model.length(range.begin + r);
   finish_row_ptr(a);
-#pragma omp parallel for schedule(dynamic, 1024)
+#pragma omp parallel for schedule(dynamic, 1024) if (a.rows >= parallel_rows)
   for (global_index_type r = 0; r < a.rows; ++r) {
     const global_index_type i = range.begin + r;
     const offset_type first = a.row_ptr[r], len = a.row_ptr[r + 1] - first;
