@@ -6,6 +6,8 @@
 // per-row sort is usually only a check.
 #include "io/coo.hpp"
 
+#include "io/detail/matrix_market_parse.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -63,6 +65,8 @@ csr_matrix<double> coo_to_csr(coo_matrix&& coo) {
   csr_matrix<double> a;
   a.rows = coo.rows;
   a.cols = coo.cols;
+  a.row_ptr.reserve(static_cast<std::size_t>(a.rows) + 1);
+  detail::advise_huge_pages(a.row_ptr);
   a.row_ptr.assign(static_cast<std::size_t>(a.rows) + 1, 0);
   offset_type* ptr = a.row_ptr.data();
 
@@ -82,6 +86,10 @@ csr_matrix<double> coo_to_csr(coo_matrix&& coo) {
   for (global_index_type r = 0; r < a.rows; ++r) ptr[r + 1] += ptr[r];
 
   // Stable scatter: ptr[r] walks from the start of row r to the start of row r + 1.
+  a.col_idx.reserve(n);
+  a.values.reserve(n);
+  detail::advise_huge_pages(a.col_idx);
+  detail::advise_huge_pages(a.values);
   a.col_idx.resize(n);
   a.values.resize(n);
   global_index_type* out_col = a.col_idx.data();

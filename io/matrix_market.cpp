@@ -284,6 +284,109 @@ bool parse_value_slow(const char* tok, const char* end, double& value, bool& ove
   return true;
 }
 
+/// One entry of the file, 0-based.
+struct entry {
+  std::uint64_t row;
+  std::uint64_t col;
+  double value;
+};
+
+/// What parse_entries needs to know about the file, in one place for the careful path.
+struct entry_context {
+  const parsed_header* h;
+  const char* end;
+  const std::string* source;
+  bool allow_nonfinite;
+};
+
+/// Reads a row or column index at q (careful path); errors name which one it is.
+std::uint64_t careful_index(const char*& q, const char* what, std::uint64_t limit, const entry_context& ctx,
+                            std::int64_t line) {
+  auto fail = [&](const std::string& problem) { DSPMV_BAD_INPUT(*ctx.source, line_where(line), problem); };
+  std::uint64_t v = 0;
+  const char* tok = q;
+  number_status st = parse_unsigned(q, v);
+  if (st == number_status::not_a_number && (*q == '-' || *q == '+')) {
+    std::int64_t s = 0;
+    st = parse_signed(q, s);
+    if (st == number_status::ok && at_token_end(q) && s < 1)
+      fail(std::string(what) + " index " + to_string(s) + " out of range [1, " + to_string(limit) + "]");
+    v = static_cast<std::uint64_t>(s);
+  }
+  if (st == number_status::overflow)
+    fail(std::string(what) + " index " + quote_token(tok, ctx.end) + " out of range [1, " + to_string(limit) + "]");
+  if (st != number_status::ok || !at_token_end(q))
+    fail(std::string(what) + " index " + quote_token(tok, ctx.end) + " is not a positive integer");
+  if (v - 1 >= limit)  // also catches 0, which wraps around
+    fail(std::string(what) + " index " + to_string(v) + " out of range [1, " + to_string(limit) + "]");
+  return v - 1;
+}
+
+/// Parses one entry line starting at p (its first non-blank byte) with every check and every
+/// accepted spelling; returns the entry and moves p past the line's '\n', or throws
+/// bad_input naming `line`. The fast path in parse_entries hands over anything unusual here.
+[[gnu::noinline, gnu::cold]] entry careful_entry(const char*& p, const entry_context& ctx, std::int64_t line) {
+  const parsed_header& h = *ctx.h;
+  const char* const end = ctx.end;
+  auto fail = [&](const std::string& problem) { DSPMV_BAD_INPUT(*ctx.source, line_where(line), problem); };
+  entry e{0, 0, 1.0};
+  e.row = careful_index(p, "row", static_cast<std::uint64_t>(h.header.rows), ctx, line);
+  p = skip_blanks(p);
+  if (*p == '\n') fail("entry has a row index only; expected 'row column" + std::string(h.pattern ? "'" : " value'"));
+  e.col = careful_index(p, "column", static_cast<std::uint64_t>(h.header.cols), ctx, line);
+  if (!h.pattern) {
+    p = skip_blanks(p);
+    if (*p == '\n') fail("entry has no value; the banner says " + h.header.field);
+    const char* tok = p;
+    if (h.integer) {
+      std::int64_t iv = 0;
+      const number_status st = parse_signed(p, iv);
+      if (st == number_status::overflow) fail("integer value " + quote_token(tok, end) + " is too large");
+      if (st != number_status::ok || !at_token_end(p))
+        fail("value " + quote_token(tok, end) + " is not an integer (the banner says integer)");
+      e.value = static_cast<double>(iv);
+    } else {
+      const char* q = p;
+      if (*q == '+' && q[1] != '-' && q[1] != '+') ++q;  // from_chars takes no '+'
+      const auto r = std::from_chars(q, end, e.value);
+      if (r.ec == std::errc() && at_token_end(r.ptr)) {
+        p = r.ptr;
+      } else {
+        bool overflow = false;
+        if (!parse_value_slow(tok, end, e.value, overflow))
+          fail(overflow ? "value " + quote_token(tok, end) + " is too large for a double"
+                        : "value " + quote_token(tok, end) + " is not a number");
+        while (!at_token_end(p)) ++p;
+      }
+      if (!ctx.allow_nonfinite && !std::isfinite(e.value))
+        fail("non-finite value " + quote_token(tok, end) +
+             " (NaN and Inf are rejected unless allow_nonfinite / --allow-nonfinite is set)");
+    }
+  }
+  p = skip_blanks(p);
+  if (*p != '\n')
+    fail("unexpected text " + quote_token(p, end) + " after the entry" +
+         (h.pattern ? " (a pattern entry is 'row column')" : ""));
+  ++p;
+  return e;
+}
+
+/// Fast path for the common spelling of an index: 1 to 18 digits followed by a blank or '\n'.
+/// Returns false (p unspecified) for anything else; the caller then re-reads the line carefully.
+inline bool fast_index(const char*& p, std::uint64_t& v) noexcept {
+  const char* s = p;
+  unsigned d = static_cast<unsigned char>(*p) - '0';
+  if (d > 9) return false;
+  std::uint64_t x = d;
+  ++p;
+  while ((d = static_cast<unsigned char>(*p) - '0') <= 9) {
+    x = x * 10 + d;
+    ++p;
+  }
+  v = x;
+  return p - s <= 18 && at_token_end(p);
+}
+
 /// Parses the entries after the header into triplets (0-based), mirroring symmetric ones.
 coo_matrix parse_entries(const parsed_header& h, const char* end, const std::string& source,
                          const mm_read_options& options) {
@@ -299,36 +402,19 @@ coo_matrix parse_entries(const parsed_header& h, const char* end, const std::str
   coo.row.reserve(static_cast<std::size_t>(cap));
   coo.col.reserve(static_cast<std::size_t>(cap));
   coo.val.reserve(static_cast<std::size_t>(cap));
+  advise_huge_pages(coo.row);
+  advise_huge_pages(coo.col);
+  advise_huge_pages(coo.val);
 
+  const entry_context ctx{&h, end, &source, options.allow_nonfinite};
   const auto rows_u = static_cast<std::uint64_t>(h.header.rows);
   const auto cols_u = static_cast<std::uint64_t>(h.header.cols);
-  const bool pattern = h.pattern, integer = h.integer, symmetric = h.symmetric, skew = h.skew;
+  // The fast path handles real values only; integer files take the careful path for values.
+  const bool fast_value = !h.pattern && !h.integer;
   const bool allow_nonfinite = options.allow_nonfinite;
   std::int64_t line = h.body_line;
   std::int64_t count = 0;
   const char* p = h.body;
-
-  auto fail = [&](const std::string& problem) { DSPMV_BAD_INPUT(source, line_where(line), problem); };
-  // Reads a row or column index; errors name which one it is.
-  auto read_index = [&](const char*& q, const char* what, std::uint64_t limit) -> std::uint64_t {
-    std::uint64_t v = 0;
-    const char* tok = q;
-    number_status st = parse_unsigned(q, v);
-    if (st == number_status::not_a_number && (*q == '-' || *q == '+')) {
-      std::int64_t s = 0;
-      st = parse_signed(q, s);
-      if (st == number_status::ok && at_token_end(q) && s < 1)
-        fail(std::string(what) + " index " + to_string(s) + " out of range [1, " + to_string(limit) + "]");
-      v = static_cast<std::uint64_t>(s);
-    }
-    if (st == number_status::overflow)
-      fail(std::string(what) + " index " + quote_token(tok, end) + " out of range [1, " + to_string(limit) + "]");
-    if (st != number_status::ok || !at_token_end(q))
-      fail(std::string(what) + " index " + quote_token(tok, end) + " is not a positive integer");
-    if (v - 1 >= limit)  // also catches 0, which wraps around
-      fail(std::string(what) + " index " + to_string(v) + " out of range [1, " + to_string(limit) + "]");
-    return v - 1;
-  };
 
   while (p < end) {
     p = skip_blanks(p);
@@ -343,63 +429,52 @@ coo_matrix parse_entries(const parsed_header& h, const char* end, const std::str
       continue;
     }
     if (count == expected)
-      fail("more entries than the " + to_string(expected) + " the size line says");
+      DSPMV_BAD_INPUT(source, line_where(line), "more entries than the " + to_string(expected) + " the size line says");
 
-    const std::uint64_t i = read_index(p, "row", rows_u);
-    p = skip_blanks(p);
-    if (*p == '\n') fail("entry has a row index only; expected 'row column" + std::string(pattern ? "'" : " value'"));
-    const std::uint64_t j = read_index(p, "column", cols_u);
-    double v = 1.0;
-    if (!pattern) {
+    // Fast path: "I J V" with plain digits and a value std::from_chars takes whole, in range
+    // and finite; anything else (errors included) is re-read by careful_entry from `start`.
+    const char* const start = p;
+    entry e{0, 0, 1.0};
+    bool ok = fast_index(p, e.row);
+    if (ok) {
       p = skip_blanks(p);
-      if (*p == '\n') fail("entry has no value; the banner says " + h.header.field);
-      const char* tok = p;
-      if (integer) {
-        std::int64_t iv = 0;
-        const number_status st = parse_signed(p, iv);
-        if (st == number_status::overflow) fail("integer value " + quote_token(tok, end) + " is too large");
-        if (st != number_status::ok || !at_token_end(p))
-          fail("value " + quote_token(tok, end) + " is not an integer (the banner says integer)");
-        v = static_cast<double>(iv);
-      } else {
-        const char* q = p;
-        if (*q == '+' && q[1] != '-' && q[1] != '+') ++q;  // from_chars takes no '+'
-        const auto r = std::from_chars(q, end, v);
-        if (r.ec == std::errc() && at_token_end(r.ptr)) {
-          p = r.ptr;
-        } else {
-          bool overflow = false;
-          if (!parse_value_slow(tok, end, v, overflow))
-            fail(overflow ? "value " + quote_token(tok, end) + " is too large for a double"
-                          : "value " + quote_token(tok, end) + " is not a number");
-          while (!at_token_end(p)) ++p;
-        }
-        if (!allow_nonfinite && !std::isfinite(v))
-          fail("non-finite value " + quote_token(tok, end) +
-               " (NaN and Inf are rejected unless allow_nonfinite / --allow-nonfinite is set)");
+      ok = fast_index(p, e.col);
+    }
+    if (ok) {
+      p = skip_blanks(p);
+      if (fast_value) {
+        const auto r = std::from_chars(p, end, e.value);
+        ok = r.ec == std::errc() && (allow_nonfinite || std::isfinite(e.value));
+        p = skip_blanks(r.ptr);
+      } else if (!h.pattern) {
+        ok = false;
       }
     }
-    p = skip_blanks(p);
-    if (*p != '\n')
-      fail("unexpected text " + quote_token(p, end) + " after the entry" +
-           (pattern ? " (a pattern entry is 'row column')" : ""));
-    ++p;
+    ok = ok && *p == '\n' && e.row - 1 < rows_u && e.col - 1 < cols_u;
+    if (ok) {
+      ++p;
+      --e.row;
+      --e.col;
+    } else {
+      p = start;
+      e = careful_entry(p, ctx, line);
+    }
     ++line;
 
-    const auto r = static_cast<global_index_type>(i);
-    const auto c = static_cast<global_index_type>(j);
+    const auto r = static_cast<global_index_type>(e.row);
+    const auto c = static_cast<global_index_type>(e.col);
     coo.row.push_back(r);
     coo.col.push_back(c);
-    coo.val.push_back(v);
-    if (symmetric) {
+    coo.val.push_back(e.value);
+    if (h.symmetric) {
       if (r != c) {
         coo.row.push_back(c);
         coo.col.push_back(r);
-        coo.val.push_back(skew ? -v : v);
-      } else if (skew && v != 0.0) {
-        --line;
-        fail("skew-symmetric matrix has a nonzero diagonal entry (" + to_string(i + 1) + ", " + to_string(i + 1) +
-             ")");
+        coo.val.push_back(h.skew ? -e.value : e.value);
+      } else if (h.skew && e.value != 0.0) {
+        DSPMV_BAD_INPUT(source, line_where(line - 1),
+                        "skew-symmetric matrix has a nonzero diagonal entry (" + to_string(r + 1) + ", " +
+                            to_string(r + 1) + ")");
       }
     }
     ++count;
@@ -610,15 +685,23 @@ detail::byte_buffer read_file_bytes(const std::string& path) {
   // Regular files: size known; pipes and others: grow as needed.
   buf.reserve((st.st_size > 0 ? static_cast<std::size_t>(st.st_size) : std::size_t{1} << 16) + 1);
   std::size_t n = 0;
+  char probe[4096];
   for (;;) {
-    if (buf.capacity() - n < 2) buf.reserve(buf.capacity() * 2);
-    const std::size_t want = std::min<std::size_t>(buf.capacity() - n - 1, std::size_t{1} << 30);
-    const ssize_t got = ::read(fd, buf.data() + n, want);
+    // When the buffer is full (a regular file read to its stat size), probe for EOF with a
+    // small read instead of doubling a buffer that is almost certainly large enough.
+    const bool full = buf.capacity() - n <= 1;
+    char* dst = full ? probe : buf.data() + n;
+    const std::size_t want = full ? sizeof probe : std::min<std::size_t>(buf.capacity() - n - 1, std::size_t{1} << 30);
+    const ssize_t got = ::read(fd, dst, want);
     if (got < 0) {
       if (errno == EINTR) continue;
       DSPMV_BAD_INPUT(path, "", "cannot read: " + errno_text(errno));
     }
     if (got == 0) break;
+    if (full) {  // the file grew or is not a regular file
+      buf.reserve(buf.capacity() * 2 + sizeof probe);
+      std::memcpy(buf.data() + n, probe, static_cast<std::size_t>(got));
+    }
     n += static_cast<std::size_t>(got);
   }
   buf.resize(n);

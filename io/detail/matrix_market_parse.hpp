@@ -5,7 +5,10 @@
 // gzip detection included, without touching the disk.
 #pragma once
 
+#include <sys/mman.h>
+
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <functional>
 #include <limits>
@@ -15,6 +18,30 @@
 #include "io/matrix_market.hpp"
 
 namespace distspmv::io::detail {
+
+/// Asks the kernel to back [p, p + bytes) with transparent huge pages where the range covers
+/// whole 2 MiB pages. On the development VM a 4 KiB page fault costs several microseconds, and
+/// first-touch faults on the text, COO and CSR arrays took about half of a 100 MB read; with
+/// THP in "madvise" mode this hint is what turns them into 512x fewer faults. Harmless where THP
+/// is off or the memory is not anonymous mmap memory (the call then just fails).
+inline void advise_huge_pages(const void* p, std::size_t bytes) noexcept {
+#ifdef MADV_HUGEPAGE
+  constexpr std::uintptr_t huge = std::uintptr_t{1} << 21;
+  if (bytes < 2 * huge) return;
+  const auto begin = (reinterpret_cast<std::uintptr_t>(p) + huge - 1) & ~(huge - 1);
+  const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(huge - 1);
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
+/// The same for the unused capacity of a vector, before it is first written.
+template <typename Vector>
+void advise_huge_pages(const Vector& v) noexcept {
+  advise_huge_pages(v.data(), v.capacity() * sizeof(typename Vector::value_type));
+}
 
 /// Owning, uninitialised byte buffer. std::vector<char> would zero-fill a multi-gigabyte
 /// buffer before the read overwrites it; this one only malloc/reallocs.
@@ -51,6 +78,8 @@ class byte_buffer {
     void* p = std::realloc(data_, n);
     if (!p) throw std::bad_alloc();
     data_ = static_cast<char*>(p);
+    // Only the part beyond the old capacity is untouched; advising it all is harmless.
+    advise_huge_pages(data_, n);
     capacity_ = n;
   }
   /// Sets the size; new bytes are uninitialised.

@@ -1,0 +1,111 @@
+// bench_matrix_market [FILE]: throughput of read_matrix_market.
+//
+// With no argument: writes a random real general matrix of about 120 MB as /tmp/...mtx and the
+// same as .mtx.gz, then times reading each (median of 3 reads, file in the page cache). With
+// FILE: times reading that file. MB/s counts the decompressed text, so plain and gzip figures
+// compare the same work; the gzip line also gives the compressed size.
+//
+// Measured (GCC 12 -O3 Release, one core of the shared 2-core dev machine, other jobs running):
+//   RESULTS_PLACEHOLDER
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "io/matrix_market.hpp"
+
+namespace {
+
+using distspmv::csr_matrix;
+using distspmv::global_index_type;
+using distspmv::offset_type;
+
+/// Random rows of 0..6 sorted unique columns, values uniform in [-1, 1): the text is about
+/// 37 bytes per entry (two 7-digit indices, a 17-to-20-character shortest double).
+csr_matrix<double> random_matrix(global_index_type n, offset_type target_nnz, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  const double mean = static_cast<double>(target_nnz) / static_cast<double>(n);
+  std::poisson_distribution<int> length(mean);
+  csr_matrix<double> a;
+  a.rows = a.cols = n;
+  a.row_ptr.reserve(static_cast<std::size_t>(n) + 1);
+  a.col_idx.reserve(static_cast<std::size_t>(target_nnz * 11 / 10));
+  a.values.reserve(static_cast<std::size_t>(target_nnz * 11 / 10));
+  std::vector<global_index_type> cols;
+  for (global_index_type r = 0; r < n; ++r) {
+    cols.clear();
+    const int len = length(rng);
+    for (int k = 0; k < len; ++k) cols.push_back(static_cast<global_index_type>(rng() % static_cast<std::uint64_t>(n)));
+    std::sort(cols.begin(), cols.end());
+    cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+    for (global_index_type c : cols) {
+      a.col_idx.push_back(c);
+      a.values.push_back(value(rng));
+    }
+    a.row_ptr.push_back(static_cast<offset_type>(a.col_idx.size()));
+  }
+  return a;
+}
+
+struct timing {
+  double seconds;
+  offset_type nnz;
+};
+
+timing time_read(const std::string& path, int repeats) {
+  std::vector<double> times;
+  offset_type nnz = 0;
+  for (int i = 0; i < repeats; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const csr_matrix<double> a = distspmv::io::read_matrix_market(path);
+    const auto t1 = std::chrono::steady_clock::now();
+    times.push_back(std::chrono::duration<double>(t1 - t0).count());
+    nnz = a.nnz();
+  }
+  std::sort(times.begin(), times.end());
+  return {times[times.size() / 2], nnz};
+}
+
+void report(const char* label, const std::string& path, double text_size, const timing& t) {
+  const double file_size = static_cast<double>(std::filesystem::file_size(path));
+  std::printf("%-6s %s: %.1f MB on disk, %.1f MB text, %lld nnz: median of 3 %.3f s = %.0f MB/s (text), %.1f M nnz/s\n",
+              label, path.c_str(), file_size / 1e6, text_size / 1e6, static_cast<long long>(t.nnz), t.seconds,
+              text_size / 1e6 / t.seconds, static_cast<double>(t.nnz) / 1e6 / t.seconds);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    if (argc > 1) {
+      const std::string path = argv[1];
+      const timing t = time_read(path, 3);
+      std::printf("(MB/s counts the bytes on disk for a named file)\n");
+      report("file", path, static_cast<double>(std::filesystem::file_size(path)), t);
+      return 0;
+    }
+    const std::string plain = "/tmp/distspmv_bench_matrix_market.mtx";
+    const std::string gz = plain + ".gz";
+    std::printf("generating about 120 MB of Matrix Market text ...\n");
+    const csr_matrix<double> a = random_matrix(1'000'000, 3'600'000, 42);
+    distspmv::io::write_matrix_market(plain, a);
+    distspmv::io::write_matrix_market(gz, a);
+    const double text = static_cast<double>(std::filesystem::file_size(plain));
+
+    const timing tp = time_read(plain, 3);
+    report("plain", plain, text, tp);
+    const timing tg = time_read(gz, 3);
+    report("gzip", gz, text, tg);
+    std::remove(plain.c_str());
+    std::remove(gz.c_str());
+    return tp.nnz == a.nnz() && tg.nnz == a.nnz() ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_matrix_market: %s\n", e.what());
+    return 1;
+  }
+}
