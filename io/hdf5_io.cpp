@@ -763,6 +763,11 @@ void write_dataset(const std::string& path, hid_t group_id, const std::string& g
 void write_native(const std::string& path, const std::string& file_name, const csr_matrix<double>& a,
                   const std::string& group, bool index64, bool float32, bool& created) {
   h5_plist fapl = file_access_list();
+  // The 1.8 file format checksums the superblock and every object header, so a damaged file is
+  // reported as such; HDF5 1.10 decodes the unchecksummed original format blindly and can crash
+  // on corrupt attribute messages. HDF5 1.8+ (h5py, anndata, MATLAB R2011+) reads this format.
+  if (!fapl || H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_V18) < 0)
+    write_failed(path, "file " + file_name, "cannot set the file format");
   h5_file file(H5Fcreate(file_name.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()));
   if (!file) DSPMV_BAD_INPUT(path, "", "cannot create " + file_name + ": " + hdf5_error_text());
   created = true;
