@@ -7,7 +7,7 @@
 //   * no crash, no sanitizer report, no hang;
 //   * what is accepted is a valid CSR (validate_csr), and writing it and reading it back
 //     gives the same matrix.
-// Size lines asking for more than 2^20 rows are rejected before allocation (mm_parse_limits),
+// Size lines asking for more than 2^16 rows are rejected before allocation (mm_parse_limits),
 // so that the fuzzer explores parsing instead of the allocator's limits.
 //
 // Build: see tests/fuzz/CMakeLists.txt. Run:
@@ -59,7 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   distspmv::io::mm_read_options options;
   options.allow_nonfinite = size > 0 && (data[size - 1] & 1) == 0;
   detail::mm_parse_limits limits;
-  limits.max_rows = 1 << 20;
+  limits.max_rows = 1 << 16;
 
   csr_matrix<double> a;
   distspmv::io::mm_header header;
