@@ -485,26 +485,30 @@ coo_matrix parse_entries(const parsed_header& h, const char* end, const std::str
   return coo;
 }
 
-/// The parse proper, on text that ends in '\n'.
-csr_matrix<double> parse_text(const char* begin, const char* end, const std::string& source,
-                              const mm_read_options& options, mm_header* header_out,
-                              const mm_parse_limits& limits) {
+/// The parse proper, on text that ends in '\n': header and entries into triplets.
+coo_matrix parse_text(const char* begin, const char* end, const std::string& source, const mm_read_options& options,
+                      mm_header& header, const mm_parse_limits& limits) {
   const parsed_header h = parse_header(begin, end, source);
-  if (header_out) *header_out = h.header;
+  header = h.header;
   if (h.header.rows > limits.max_rows)
     DSPMV_BAD_INPUT(source, "size line", to_string(h.header.rows) + " rows exceed this reader's limit of " +
                                              to_string(limits.max_rows));
-  coo_matrix coo = parse_entries(h, end, source, options);
+  return parse_entries(h, end, source, options);
+}
+
+/// Triplets to CSR, with the checks that need the whole matrix.
+csr_matrix<double> finish_csr(coo_matrix&& coo, const mm_header& header, const std::string& source,
+                              const mm_read_options& options) {
   const std::size_t entries = coo.row.size();
   csr_matrix<double> a;
   try {
     a = coo_to_csr(std::move(coo));
   } catch (const std::bad_alloc&) {
-    DSPMV_BAD_INPUT(source, "size line", "a " + to_string(h.header.rows) + " x " + to_string(h.header.cols) +
-                                             " matrix does not fit in memory (row pointers alone need " +
-                                             to_string((h.header.rows + 1) / (1 << 17)) + " MiB)");
+    DSPMV_BAD_INPUT(source, "size line", "a " + to_string(header.rows) + " x " + to_string(header.cols) +
+                                             " matrix does not fit in memory (its row pointers alone need " +
+                                             to_string((header.rows + 1) / (1 << 17)) + " MiB)");
   } catch (const std::length_error&) {
-    DSPMV_BAD_INPUT(source, "size line", to_string(h.header.rows) + " rows are more than this machine can index");
+    DSPMV_BAD_INPUT(source, "size line", to_string(header.rows) + " rows are more than this machine can index");
   }
   // Summing duplicates can overflow to Inf even when every value in the file is finite.
   if (!options.allow_nonfinite && static_cast<std::size_t>(a.nnz()) < entries) {
@@ -590,7 +594,11 @@ csr_matrix<double> parse_matrix_market(byte_buffer&& bytes, const std::string& s
     text.resize(n + 1);
     text.data()[n] = '\n';
   }
-  return parse_text(text.data(), text.data() + text.size(), source, options, header, limits);
+  mm_header h;
+  coo_matrix coo = parse_text(text.data(), text.data() + text.size(), source, options, h, limits);
+  if (header) *header = h;
+  text = byte_buffer();  // the text is no longer needed: lower the peak before building CSR
+  return finish_csr(std::move(coo), h, source, options);
 }
 
 csr_matrix<double> parse_matrix_market(const char* bytes, std::size_t size, const std::string& source,
