@@ -1,0 +1,63 @@
+// Row partitioners and partition quality (DESIGN.md §1, §2).
+//
+// A partition assigns every global row to one of `parts` ranks: part[r] in [0, parts). The
+// distributed engine then renumbers rows so that each rank's rows are contiguous (renumbering()).
+//
+// METIS: k-way (METIS_PartGraphKway) on the symmetrised pattern of A without the diagonal,
+// vertex weights = row nonzeros so that nonzeros (the SpMV's work) balance. Debian's METIS uses
+// 32-bit indices: the symmetrised graph must have fewer than 2^31 rows and directed edges
+// (about 1e9 undirected edges, roughly 25 GB of graph in memory on the rank that partitions);
+// beyond that, partition_metis throws and the caller must fall back to the block partitioner.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/csr_matrix.hpp"
+
+namespace distspmv::partition {
+
+/// Contiguous blocks of about equal nonzeros, from the row pointer alone.
+std::vector<int> partition_block(const std::vector<offset_type>& row_ptr, int parts);
+
+/// The symmetrised pattern of a square A without its diagonal, as adjacency lists (METIS's
+/// xadj/adjncy, 64-bit here). Throws bad_input for a rectangular matrix.
+struct graph {
+  global_index_type vertices = 0;
+  std::vector<offset_type> xadj;           ///< vertices + 1
+  std::vector<global_index_type> adjncy;   ///< neighbours, sorted, no self loops
+  std::vector<offset_type> weight;         ///< row nonzeros of A (vertex weights)
+};
+template <typename V, typename I>
+graph symmetrised_graph(const csr_matrix<V, I>& a);
+
+/// METIS k-way; `parts` == 1 returns all zeros without calling METIS (which fails on one part).
+/// Throws not_compiled in a build without METIS and bad_input when the graph is too large.
+std::vector<int> partition_metis(const graph& g, int parts, int seed = 1);
+
+/// What a partition costs the SpMV.
+struct partition_quality {
+  int parts = 0;
+  offset_type edge_cut = 0;                ///< nonzeros a(r, c) with part[r] != part[c]
+  offset_type halo_entries_total = 0;      ///< sum over ranks of distinct ghost columns
+  offset_type halo_entries_max = 0;        ///< the largest rank's ghost columns
+  double nnz_imbalance = 1.0;              ///< max over ranks of nnz / mean nnz
+  int neighbours_max = 0;                  ///< most ranks one rank receives from
+  double neighbours_mean = 0;
+  std::vector<offset_type> nnz_per_part;
+  std::vector<offset_type> halo_per_part;
+  std::vector<int> neighbours_per_part;
+};
+template <typename V, typename I>
+partition_quality evaluate_partition(const csr_matrix<V, I>& a, const std::vector<int>& part, int parts);
+
+/// New global numbering: rows of part 0 first (in their old order), then part 1, ...
+/// new_id[old] = new; offsets[p] = first new id of part p (parts + 1 entries).
+struct renumbering {
+  std::vector<global_index_type> new_id;
+  std::vector<global_index_type> offsets;
+};
+renumbering renumber_by_part(const std::vector<int>& part, int parts);
+
+}  // namespace distspmv::partition
