@@ -622,8 +622,10 @@ void check_values(const matrix_location& m, const std::vector<double>& values, c
                                                    to_string(k) + " (allow_nonfinite accepts NaN and Inf)");
 }
 
+/// Values [offset, offset + count); checked for NaN and Inf unless `check` is false (the CSR path
+/// checks them in its fused pass).
 std::vector<double> read_values(const matrix_location& m, hsize_t offset, hsize_t count,
-                                const h5_read_options& options) {
+                                const h5_read_options& options, bool check = true) {
   if (!m.values) return make_buffer<double>(count);  // zeros: an empty MATLAB matrix without data
   if (m.iso_values) {
     const auto one = read_entries<double>(m.path, *m.values, 0, 1);
@@ -633,22 +635,22 @@ std::vector<double> read_values(const matrix_location& m, hsize_t offset, hsize_
     return values;
   }
   auto values = read_entries<double>(m.path, *m.values, offset, count);
-  check_values(m, values, options);
+  if (check) check_values(m, values, options);
   return values;
+}
+
+/// True when the columns of every row are strictly increasing.
+bool rows_canonical(const csr_matrix<double>& a) {
+  for (global_index_type r = 0; r < a.rows; ++r)
+    for (offset_type k = a.row_ptr[r] + 1; k < a.row_ptr[r + 1]; ++k)
+      if (a.col_idx[k] <= a.col_idx[k - 1]) return false;
+  return true;
 }
 
 /// Sorts each row by column and sums repeated columns, in place. Foreign writers (scipy before
 /// sort_indices(), MATLAB with repeated entries, COO in any order) leave rows unsorted; our own
-/// files never need this, so the common case is one read-only pass.
+/// files never need this, so callers first check (cheaply) whether it is needed.
 void sort_and_sum_rows(csr_matrix<double>& a) {
-  bool canonical = true;
-  for (global_index_type r = 0; r < a.rows && canonical; ++r)
-    for (offset_type k = a.row_ptr[r] + 1; k < a.row_ptr[r + 1]; ++k)
-      if (a.col_idx[k] <= a.col_idx[k - 1]) {
-        canonical = false;
-        break;
-      }
-  if (canonical) return;
   std::vector<std::pair<global_index_type, double>> row;
   offset_type out = 0;
   for (global_index_type r = 0; r < a.rows; ++r) {
@@ -673,6 +675,30 @@ void sort_and_sum_rows(csr_matrix<double>& a) {
   a.values.resize(out);
 }
 
+/// One pass over the rows read: every column in range, every value finite (unless allowed), and
+/// whether each row is already sorted and unique (returned). Fused because every separate pass
+/// over a large matrix's indices and values costs as much as reading them from the page cache.
+bool check_csr_entries(const matrix_location& m, const csr_matrix<double>& a, global_index_type first_row,
+                       const h5_read_options& options) {
+  bool canonical = true;
+  const bool check_finite = !options.allow_nonfinite;
+  for (global_index_type r = 0; r < a.rows; ++r) {
+    global_index_type previous = -1;
+    for (offset_type k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
+      const global_index_type c = a.col_idx[k];
+      if (c < 0 || c >= a.cols)
+        DSPMV_BAD_INPUT(m.path, m.minor->where, "column index " + to_string(c) + " of row " + to_string(first_row + r) +
+                                                    " is out of range [0, " + to_string(a.cols) + ")");
+      if (check_finite && !std::isfinite(a.values[k]))
+        DSPMV_BAD_INPUT(m.path, m.values->where, "non-finite value " + to_string(a.values[k]) + " in row " +
+                                                     to_string(first_row + r) + " (allow_nonfinite accepts NaN and Inf)");
+      canonical &= c > previous;
+      previous = c;
+    }
+  }
+  return canonical;
+}
+
 /// Rows [range.begin, range.end) of a native or Binsparse CSR group, touching only that range.
 csr_matrix<double> read_csr_rows(const matrix_location& m, row_range range, const h5_read_options& options) {
   const dataset_1d& ptr_set = *m.major;
@@ -685,9 +711,8 @@ csr_matrix<double> read_csr_rows(const matrix_location& m, row_range range, cons
   const offset_type first = a.row_ptr.front(), count = a.row_ptr.back() - first;
   for (auto& p : a.row_ptr) p -= first;
   a.col_idx = read_entries<std::int64_t>(m.path, *m.minor, first, count);
-  check_indices(m, *m.minor, a.col_idx, m.cols, "column");
-  a.values = read_values(m, first, count, options);
-  sort_and_sum_rows(a);
+  a.values = read_values(m, first, count, options, /*check=*/false);
+  if (!check_csr_entries(m, a, range.begin, options)) sort_and_sum_rows(a);
   return a;
 }
 
@@ -710,7 +735,7 @@ csr_matrix<double> csr_from_triplets(global_index_type rows, global_index_type c
     a.col_idx[at] = col_of[k];
     a.values[at] = values[k];
   }
-  sort_and_sum_rows(a);
+  if (!rows_canonical(a)) sort_and_sum_rows(a);
   return a;
 }
 

@@ -6,6 +6,9 @@
 #include "local_kernels/cusparse/cusparse.hpp"
 #include "local_kernels/device_storage.hpp"
 #include "local_kernels/device_timing.hpp"
+#include "local_kernels/ellr/ellr.hpp"
+#include "local_kernels/pellr/pellr.hpp"
+#include "local_kernels/sell/sell.hpp"
 
 namespace distspmv {
 
@@ -33,6 +36,30 @@ void csr::spmv_cuda(const csr_view<V>&, V, const V*, V, V*, cuda_stream_t) {
 }
 template void csr::spmv_cuda(const csr_view<float>&, float, const float*, float, float*, cuda_stream_t);
 template void csr::spmv_cuda(const csr_view<double>&, double, const double*, double, double*, cuda_stream_t);
+
+// ---- ellr ----
+template <typename V>
+void ellr::spmv_cuda(const ellr_view<V>&, V, const V*, V, V*, cuda_stream_t) {
+  DSPMV_NOT_COMPILED("CUDA");
+}
+template void ellr::spmv_cuda(const ellr_view<float>&, float, const float*, float, float*, cuda_stream_t);
+template void ellr::spmv_cuda(const ellr_view<double>&, double, const double*, double, double*, cuda_stream_t);
+
+// ---- pellr ----
+template <typename V>
+void pellr::spmv_cuda(const pellr_view<V>&, V, const V*, V, V*, cuda_stream_t) {
+  DSPMV_NOT_COMPILED("CUDA");
+}
+template void pellr::spmv_cuda(const pellr_view<float>&, float, const float*, float, float*, cuda_stream_t);
+template void pellr::spmv_cuda(const pellr_view<double>&, double, const double*, double, double*, cuda_stream_t);
+
+// ---- sell ----
+template <typename V>
+void sell::spmv_cuda(const sell_view<V>&, V, const V*, V, V*, cuda_stream_t) {
+  DSPMV_NOT_COMPILED("CUDA");
+}
+template void sell::spmv_cuda(const sell_view<float>&, float, const float*, float, float*, cuda_stream_t);
+template void sell::spmv_cuda(const sell_view<double>&, double, const double*, double, double*, cuda_stream_t);
 
 // ---- cusparse ----
 template <typename V>

@@ -7,6 +7,9 @@
 #include "local_kernels/format_operator.hpp"
 // one include per format folder:
 // (ellr) (pellr) (hll) (hdia) (ipcsr) (sell)
+#include "local_kernels/ellr/ellr.hpp"
+#include "local_kernels/pellr/pellr.hpp"
+#include "local_kernels/sell/sell.hpp"
 
 namespace distspmv {
 namespace {
@@ -48,9 +51,41 @@ const std::vector<entry>& table() {
     t.push_back(make_entry({"csr-vector", "csr", true, true, "CSR, sub-warp per row, T from mean row length"},
                            csr_variant("csr-vector", csr::kernel::vector)));
     // ---- ELLR-T / PELLR (seeds 001, 000) ----
+    auto ellr_variant = [](const char* name, int threads_per_row) {
+      return [name, threads_per_row](const auto& a, backend b) {
+        using V = typename std::decay_t<decltype(a)>::value_type;
+        ellr::ellr_params p;
+        p.threads_per_row = threads_per_row;
+        return make_format<ellr::traits, V>(name, [&] { return ellr::build(a, p); }, b);
+      };
+    };
+    t.push_back(make_entry({"ellr", "ell", true, true, "ELLPACK-R, T threads per row from the mean row length"},
+                           ellr_variant("ellr", 0)));
+    t.push_back(make_entry({"ellr-t1", "ell", true, true, "ELLR-T, 1 thread per row"}, ellr_variant("ellr-t1", 1)));
+    t.push_back(make_entry({"ellr-t2", "ell", true, true, "ELLR-T, 2 threads per row"}, ellr_variant("ellr-t2", 2)));
+    t.push_back(make_entry({"ellr-t4", "ell", true, true, "ELLR-T, 4 threads per row"}, ellr_variant("ellr-t4", 4)));
+    t.push_back(make_entry({"ellr-t8", "ell", true, true, "ELLR-T, 8 threads per row"}, ellr_variant("ellr-t8", 8)));
+    t.push_back(make_entry({"pellr", "ell", true, true, "PELLR: rows sorted by length, ELLR per warp, perm on write"},
+                           [](const auto& a, backend b) {
+                             using V = typename std::decay_t<decltype(a)>::value_type;
+                             return make_format<pellr::traits, V>("pellr", [&] { return pellr::build(a, pellr::pellr_params{}); }, b);
+                           }));
     // ---- HLL / ELL-G / HDIA (seed 003) ----
     // ---- IPCSR (seed 004) ----
     // ---- SELL-C-sigma (seed 002) ----
+    auto sell_variant = [](const char* name, int slice_size, int sigma, int rows_per_thread) {
+      return [name, slice_size, sigma, rows_per_thread](const auto& a, backend b) {
+        using V = typename std::decay_t<decltype(a)>::value_type;
+        const sell::sell_params p{slice_size, sigma, rows_per_thread};
+        return make_format<sell::traits, V>(name, [&] { return sell::build(a, p); }, b);
+      };
+    };
+    t.push_back(make_entry({"sell", "sell", true, true, "SELL-32-sigma, sigma 256 when sorting pays, else 1"},
+                           sell_variant("sell", 32, 0, 1)));
+    t.push_back(make_entry({"sell-c32-s1", "sell", true, true, "SELL-32-1: slices of 32 rows, no sorting, no perm"},
+                           sell_variant("sell-c32-s1", 32, 1, 1)));
+    t.push_back(make_entry({"sell-c64-r2", "sell", true, true, "SELL-64-sigma, 2 rows per thread (vector loads)"},
+                           sell_variant("sell-c64-r2", 64, 0, 2)));
     // ---- cuSPARSE baselines (CUDA only) ----
     auto cusparse_variant = [](const char* name, cusparse::algorithm alg) {
       return [name, alg](const auto& a, backend b) { return cusparse::make_operator(name, a, alg, b); };
