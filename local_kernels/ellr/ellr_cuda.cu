@@ -1,0 +1,129 @@
+// CUDA ELLR-T: T threads per row over the stripe layout (one kernel per T), then, when the
+// matrix has an overflow tail, one warp per tail row adding its remaining entries.
+//
+// Tuning constants. None is measured yet on the GPU machine (H100/H200); the values follow
+// seed 001 (block size) and HOPPER.md (loads in flight); the lead's `--format all` run decides.
+#include <cuda_runtime.h>
+
+#include "common/cuda_check.hpp"
+#include "local_kernels/ellr/ellr.hpp"
+
+namespace distspmv::ellr {
+namespace {
+
+/// Threads per block. Seed 001: 128, 256 and 512 reach full occupancy and T in {1,2,4,8} is
+/// best; 256 is the middle and what the CSR kernels use.
+constexpr int block_threads = 256;
+/// Stripes whose loads are issued before the first product (independent loads in flight and
+/// independent accumulators, HOPPER.md). 4 x (value + column) loads per thread per trip.
+constexpr int unroll = 4;
+
+/// Matrix arrays are read once per SpMV: streaming loads (ld.global.cs, evict first) leave L2 to
+/// x, which is gathered many times.
+template <typename T>
+__device__ __forceinline__ T load_stream(const T* p) {
+  return __ldcs(p);
+}
+
+template <typename V>
+__device__ __forceinline__ V finish(V alpha, V sum, V beta, const V* y, global_index_type r) {
+  // beta == 0 overwrites y: never read it, so NaN there cannot leak.
+  return beta == V(0) ? alpha * sum : alpha * sum + beta * y[r];
+}
+
+template <typename V, int T>
+__global__ void __launch_bounds__(block_threads)
+    ell_kernel(ellr_view<V> a, V alpha, const V* __restrict__ x, V beta, V* __restrict__ y) {
+  const global_index_type thread = blockIdx.x * static_cast<global_index_type>(block_threads) + threadIdx.x;
+  const global_index_type r = thread / T;
+  const int lane = static_cast<int>(thread % T);
+  if (r >= a.rows) return;  // the T threads of a row leave together (T divides 32 and the block)
+
+  const index_type len = a.row_length[r];
+  const index_type stripes = (len + T - 1) / T;
+  const offset_type s = a.stripe;
+  const V* __restrict__ vals = a.values + (r * T + lane);
+  const index_type* __restrict__ cols = a.col_idx + (r * T + lane);
+
+  V sum[unroll];
+#pragma unroll
+  for (int u = 0; u < unroll; ++u) sum[u] = V(0);
+  // Every stripe but the last is full: no lane there needs a bound check.
+  index_type i = 0;
+  for (; i + unroll < stripes; i += unroll) {
+    V v[unroll];
+    index_type c[unroll];
+#pragma unroll
+    for (int u = 0; u < unroll; ++u) {
+      const offset_type at = static_cast<offset_type>(i + u) * s;
+      v[u] = load_stream(vals + at);
+      c[u] = load_stream(cols + at);
+    }
+#pragma unroll
+    for (int u = 0; u < unroll; ++u) sum[u] += v[u] * __ldg(x + c[u]);
+  }
+  for (; i + 1 < stripes; ++i) {
+    const offset_type at = static_cast<offset_type>(i) * s;
+    sum[0] += load_stream(vals + at) * __ldg(x + load_stream(cols + at));
+  }
+  // The last stripe: lanes past the row's end hold padding and skip it.
+  if (stripes > 0 && (stripes - 1) * T + lane < len) {
+    const offset_type at = static_cast<offset_type>(stripes - 1) * s;
+    sum[1] += load_stream(vals + at) * __ldg(x + load_stream(cols + at));
+  }
+
+  V total = (sum[0] + sum[1]) + (sum[2] + sum[3]);
+  static_assert(unroll == 4, "the line above adds the unroll accumulators");
+  if constexpr (T > 1) {
+    const unsigned mask = ((1u << T) - 1u) << (threadIdx.x % 32 / T * T);
+#pragma unroll
+    for (int off = T / 2; off > 0; off /= 2) total += __shfl_down_sync(mask, total, off, T);
+  }
+  if (lane == 0) y[r] = finish(alpha, total, beta, y, r);
+}
+
+/// One warp per tail row: y[row] += alpha * (its entries past K). Runs after ell_kernel on the
+/// same stream, so y[row] already holds the ELL part (and beta * y).
+template <typename V>
+__global__ void __launch_bounds__(block_threads)
+    tail_kernel(ellr_view<V> a, V alpha, const V* __restrict__ x, V* __restrict__ y) {
+  const global_index_type w = (blockIdx.x * static_cast<global_index_type>(block_threads) + threadIdx.x) / 32;
+  const int lane = threadIdx.x % 32;
+  if (w >= a.n_tail) return;  // whole warps leave together
+  V sum = 0;
+  const offset_type end = a.tail_ptr[w + 1];
+  for (offset_type k = a.tail_ptr[w] + lane; k < end; k += 32)
+    sum += load_stream(a.tail_values + k) * __ldg(x + load_stream(a.tail_col_idx + k));
+#pragma unroll
+  for (int off = 16; off > 0; off /= 2) sum += __shfl_down_sync(0xffffffffu, sum, off);
+  if (lane == 0) y[a.tail_rows[w]] += alpha * sum;
+}
+
+unsigned grid_for(global_index_type threads) {
+  return static_cast<unsigned>((threads + block_threads - 1) / block_threads);
+}
+
+}  // namespace
+
+template <typename V>
+void spmv_cuda(const ellr_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_stream_t stream) {
+  if (a.rows == 0) return;
+  const unsigned grid = grid_for(a.rows * a.threads_per_row);
+  switch (a.threads_per_row) {
+    case 1: ell_kernel<V, 1><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y); break;
+    case 2: ell_kernel<V, 2><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y); break;
+    case 4: ell_kernel<V, 4><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y); break;
+    case 8: ell_kernel<V, 8><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y); break;
+    default: DSPMV_REQUIRE(false, "ellr::spmv_cuda: threads_per_row must be 1, 2, 4 or 8");
+  }
+  DSPMV_CUDA_CHECK_LAUNCH(stream);
+  if (a.n_tail > 0) {
+    tail_kernel<<<grid_for(a.n_tail * 32), block_threads, 0, stream>>>(a, alpha, x, y);
+    DSPMV_CUDA_CHECK_LAUNCH(stream);
+  }
+}
+
+template void spmv_cuda(const ellr_view<float>&, float, const float*, float, float*, cuda_stream_t);
+template void spmv_cuda(const ellr_view<double>&, double, const double*, double, double*, cuda_stream_t);
+
+}  // namespace distspmv::ellr

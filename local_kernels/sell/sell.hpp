@@ -1,0 +1,135 @@
+// SELL-C-sigma (Kreutzer, Hager, Wellein, Fehske, Bishop, SIAM J. Sci. Comput. 2014; surveyed in
+// seed 002): the rows are cut into slices of C consecutive rows, each slice stored column-major
+// at its own width (its longest row); before slicing, rows are sorted by length (longest first,
+// stable) inside windows of sigma rows, so that rows of equal length share a slice. sigma = 1 is
+// no sorting; a window never crosses a slice boundary (sigma is 1 or a multiple of C).
+//
+//   sorted position i = C s + l holds original row perm[i] (perm absent: the identity)
+//   entry j of position i sits at   slice_ptr[s] + j * C + l          (64-bit offsets)
+//   width of slice s = (slice_ptr[s + 1] - slice_ptr[s]) / C
+//
+//   C = 4 for the picture, sigma = 4, rows (lengths) r0 (1) r1 (3) r2 (2) r3 (3) | r4 (2):
+//     perm = [1, 3, 2, 0 | 4]        slice_ptr = [0, 12, 20]
+//     slice 0, j = 0:  r1_0 r3_0 r2_0 r0_0
+//              j = 1:  r1_1 r3_1 r2_1  *
+//              j = 2:  r1_2 r3_2  *    *
+//     slice 1, j = 0:  r4_0  *    *    *        (* = padding; positions past rows are padding)
+//              j = 1:  r4_1  *    *    *
+//
+// One thread per row (rows_per_thread R = 1) walks its row across the slice: a warp reads one
+// slice column per step, 32 consecutive entries. With R = 2 a thread takes two adjacent rows and
+// reads each column pair with one vector load (16 bytes of double values, 8 of columns); C must
+// then be a multiple of 64 so that a warp stays inside one slice.
+//
+// Padding is computed, not skipped (no row-length array on the device, as in the paper): it has
+// the sentinel column (the row's last column, or 0 for an empty or missing row) and the value 0,
+// so it adds 0 * x[sentinel]. x[sentinel] is an entry the row reads anyway (or x[0]), so a finite
+// x gives exactly the CSR result; with a non-finite x an empty row can give NaN where CSR gives 0
+// (known limit; ELLR and PELLR skip padding instead).
+//
+// sigma = 0 (the default) chooses between 1 and the smallest multiple of C >= 256 from the byte
+// model: sort when the padding it removes saves more matrix bytes than the permutation array
+// costs (rows * 4 bytes, read once per SpMV). A sort that moves no row stores no permutation.
+//
+// Invariants: slice_ptr has ceil(rows / C) + 1 entries, non-decreasing, multiples of C; within a
+// sigma-window the row lengths are non-increasing, ties in original order; rows and perm are
+// 32-bit (build throws past 2^31 - 1 rows). row_length stays on the host (to_csr); neither SpMV
+// reads it and stored_bytes does not count it.
+// Statistics: n_iter is eq. 1 of seed 000 for warps of 32 sorted rows running to their slice's
+// width: sum over slices of width * C / 32; n_p = 32 * n_iter - nnz, the padding slots.
+#pragma once
+
+#include <vector>
+
+#include "common/csr_matrix.hpp"
+#include "local_kernels/local_operator.hpp"
+
+namespace distspmv::sell {
+
+struct sell_params {
+  int slice_size = 32;      ///< C, a multiple of 32
+  int sigma = 0;            ///< sorting window: 1 (none), a multiple of C, or 0 to choose
+  int rows_per_thread = 1;  ///< R, 1 or 2 (2 needs C % 64 == 0)
+};
+
+/// Owning SELL-C-sigma arrays (host).
+template <typename ValueType>
+struct sell_matrix {
+  global_index_type rows = 0;
+  global_index_type cols = 0;
+  offset_type nnz = 0;
+  int slice_size = 32;
+  int sigma = 1;  ///< the window used (after the choice when params.sigma == 0)
+  int rows_per_thread = 1;
+  std::vector<offset_type> slice_ptr{0};  ///< [slices + 1]
+  std::vector<index_type> col_idx;        ///< [slice_ptr.back()], column-major within a slice
+  std::vector<ValueType> values;
+  std::vector<index_type> perm;        ///< [rows] original row of each sorted position; empty: identity
+  std::vector<index_type> row_length;  ///< [rows] in sorted order; host only (to_csr)
+  sell_params params;
+  format_stats stats;
+};
+
+/// What a kernel sees.
+template <typename ValueType>
+struct sell_view {
+  global_index_type rows = 0;
+  global_index_type cols = 0;
+  int slice_size = 32;
+  int rows_per_thread = 1;
+  const offset_type* slice_ptr = nullptr;
+  const index_type* col_idx = nullptr;
+  const ValueType* values = nullptr;
+  const index_type* perm = nullptr;  ///< nullptr: identity
+};
+
+/// Builds SELL-C-sigma from CSR; deterministic, the input is not changed. Throws bad_input for
+/// an invalid matrix or parameters.
+template <typename ValueType>
+sell_matrix<ValueType> build(const csr_matrix<ValueType, index_type>& a, const sell_params& params);
+
+/// Back to CSR in the original row order (round-trip check).
+template <typename ValueType>
+csr_matrix<ValueType, index_type> to_csr(const sell_matrix<ValueType>& m);
+
+/// Sequential y = alpha*A*x + beta*y (beta == 0 overwrites y).
+template <typename ValueType>
+void spmv_reference(const sell_view<ValueType>& a, ValueType alpha, const ValueType* x, ValueType beta,
+                    ValueType* y);
+
+/// CUDA SpMV on device arrays, launched on `stream`.
+template <typename ValueType>
+void spmv_cuda(const sell_view<ValueType>& a, ValueType alpha, const ValueType* x, ValueType beta, ValueType* y,
+               cuda_stream_t stream);
+
+/// Traits for format_operator.
+struct traits {
+  using params = sell_params;
+  template <typename V>
+  using matrix = sell_matrix<V>;
+  template <typename V>
+  using view = sell_view<V>;
+  template <typename V, typename Map>
+  static sell_view<V> view_of(const sell_matrix<V>& m, Map&& map) {
+    sell_view<V> v;
+    v.rows = m.rows;
+    v.cols = m.cols;
+    v.slice_size = m.slice_size;
+    v.rows_per_thread = m.rows_per_thread;
+    v.slice_ptr = map(m.slice_ptr);
+    v.col_idx = map(m.col_idx);
+    v.values = map(m.values);
+    v.perm = m.perm.empty() ? nullptr : map(m.perm);
+    return v;
+  }
+  template <typename V>
+  static void spmv_reference(const sell_view<V>& a, V alpha, const V* x, V beta, V* y) {
+    sell::spmv_reference(a, alpha, x, beta, y);
+  }
+  template <typename V>
+  static void spmv_cuda(const sell_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_stream_t s) {
+    sell::spmv_cuda(a, alpha, x, beta, y, s);
+  }
+};
+
+}  // namespace distspmv::sell

@@ -1,0 +1,163 @@
+// Builds SELL-C-sigma from CSR: the sigma choice, the window sort, the slices with sentinel
+// padding, and the statistics.
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <string>
+
+#include "local_kernels/sell/sell.hpp"
+
+namespace distspmv::sell {
+namespace {
+
+/// Window the automatic choice tries (rounded up to a multiple of C); the selector's
+/// SELL-32-256 statistic uses the same.
+constexpr int auto_sigma = 256;
+
+/// Positions -> original rows after a stable longest-first sort inside windows of sigma rows.
+std::vector<index_type> window_order(const std::vector<offset_type>& lengths, global_index_type sigma) {
+  const auto rows = static_cast<global_index_type>(lengths.size());
+  std::vector<index_type> perm(lengths.size());
+  std::iota(perm.begin(), perm.end(), index_type(0));
+  if (sigma <= 1) return perm;
+  for (global_index_type w = 0; w < rows; w += sigma)
+    std::stable_sort(perm.begin() + w, perm.begin() + std::min(w + sigma, rows),
+                     [&lengths](index_type x, index_type y) { return lengths[x] > lengths[y]; });
+  return perm;
+}
+
+/// Stored entries (padding included) of slices of c rows taken in `order`.
+offset_type stored_entries(const std::vector<offset_type>& lengths, const std::vector<index_type>& order,
+                           global_index_type c) {
+  offset_type total = 0;
+  for (std::size_t s = 0; s < order.size(); s += static_cast<std::size_t>(c)) {
+    offset_type width = 0;
+    for (std::size_t i = s; i < std::min(order.size(), s + static_cast<std::size_t>(c)); ++i)
+      width = std::max(width, lengths[order[i]]);
+    total += width * c;
+  }
+  return total;
+}
+
+}  // namespace
+
+template <typename V>
+sell_matrix<V> build(const csr_matrix<V, index_type>& a, const sell_params& params) {
+  validate_csr(a, "sell::build", /*allow_nonfinite=*/true);
+  const int c = params.slice_size;
+  const int r = params.rows_per_thread;
+  if (c < 32 || c % 32 != 0)
+    DSPMV_BAD_INPUT("sell::build", "slice_size", "C = " + std::to_string(c) + " is not a positive multiple of 32");
+  if (r != 1 && r != 2)
+    DSPMV_BAD_INPUT("sell::build", "rows_per_thread", "R = " + std::to_string(r) + " is not 1 or 2");
+  if (c % (32 * r) != 0)
+    DSPMV_BAD_INPUT("sell::build", "slice_size",
+                    "C = " + std::to_string(c) + " is not a multiple of 32 * R = " + std::to_string(32 * r));
+  if (params.sigma < 0 || (params.sigma > 1 && params.sigma % c != 0))
+    DSPMV_BAD_INPUT("sell::build", "sigma",
+                    "sigma = " + std::to_string(params.sigma) + " is not 0 (choose), 1 or a multiple of C = " +
+                        std::to_string(c));
+  if (a.rows > std::numeric_limits<index_type>::max())
+    DSPMV_BAD_INPUT("sell::build", "rows", std::to_string(a.rows) + " rows do not fit the 32-bit permutation");
+
+  sell_matrix<V> m;
+  m.rows = a.rows;
+  m.cols = a.cols;
+  m.nnz = a.nnz();
+  m.slice_size = c;
+  m.rows_per_thread = r;
+  m.params = params;
+
+  std::vector<offset_type> lengths(static_cast<std::size_t>(a.rows));
+  for (global_index_type i = 0; i < a.rows; ++i) lengths[i] = a.row_length(i);
+
+  std::vector<index_type> order;
+  std::string why;
+  if (params.sigma > 0) {
+    m.sigma = params.sigma;
+    order = window_order(lengths, m.sigma);
+  } else {
+    // Sort only when the padding it removes outweighs the permutation it adds (bytes per SpMV).
+    const int sorted_sigma = (auto_sigma + c - 1) / c * c;
+    auto unsorted = window_order(lengths, 1);
+    auto sorted = window_order(lengths, sorted_sigma);
+    const double saved = static_cast<double>(stored_entries(lengths, unsorted, c) -
+                                             stored_entries(lengths, sorted, c)) *
+                         static_cast<double>(sizeof(V) + sizeof(index_type));
+    const double cost = static_cast<double>(a.rows) * sizeof(index_type);
+    const bool sort = saved > cost;
+    m.sigma = sort ? sorted_sigma : 1;
+    order = sort ? std::move(sorted) : std::move(unsorted);
+    why = " (auto: sorting saves " + std::to_string(static_cast<long long>(saved)) + " B, perm costs " +
+          std::to_string(static_cast<long long>(cost)) + " B)";
+  }
+  bool identity = true;
+  for (global_index_type i = 0; i < a.rows && identity; ++i) identity = order[i] == i;
+  if (!identity) m.perm = order;
+
+  const global_index_type slices = (a.rows + c - 1) / c;
+  m.slice_ptr.resize(static_cast<std::size_t>(slices) + 1);
+  m.row_length.resize(static_cast<std::size_t>(a.rows));
+  for (global_index_type i = 0; i < a.rows; ++i) m.row_length[i] = static_cast<index_type>(lengths[order[i]]);
+  for (global_index_type s = 0; s < slices; ++s) {
+    offset_type width = 0;
+    for (global_index_type i = s * c; i < std::min<global_index_type>((s + 1) * c, a.rows); ++i)
+      width = std::max<offset_type>(width, m.row_length[i]);
+    m.slice_ptr[s + 1] = m.slice_ptr[s] + width * c;
+  }
+  m.col_idx.assign(static_cast<std::size_t>(m.slice_ptr.back()), index_type(0));
+  m.values.assign(static_cast<std::size_t>(m.slice_ptr.back()), V(0));
+  for (global_index_type i = 0; i < a.rows; ++i) {
+    const global_index_type s = i / c, l = i % c;
+    const offset_type width = (m.slice_ptr[s + 1] - m.slice_ptr[s]) / c;
+    const offset_type begin = a.row_ptr[order[i]];
+    const index_type len = m.row_length[i];
+    const index_type sentinel = len > 0 ? a.col_idx[begin + len - 1] : 0;
+    for (offset_type j = 0; j < width; ++j) {
+      const offset_type at = m.slice_ptr[s] + j * c + l;
+      if (j < len) {
+        m.col_idx[at] = a.col_idx[begin + j];
+        m.values[at] = a.values[begin + j];
+      } else {
+        m.col_idx[at] = sentinel;  // value stays 0
+      }
+    }
+  }
+
+  m.stats.stored_bytes = m.slice_ptr.size() * sizeof(offset_type) + m.col_idx.size() * sizeof(index_type) +
+                         m.values.size() * sizeof(V) + m.perm.size() * sizeof(index_type);
+  m.stats.padding_ratio =
+      m.nnz > 0 ? static_cast<double>(m.slice_ptr.back()) / static_cast<double>(m.nnz) : 1.0;
+  m.stats.n_iter = m.slice_ptr.back() / 32;  // sum of width * C / 32
+  m.stats.n_p = m.stats.n_iter * 32 - m.nnz;
+  m.stats.params = "C=" + std::to_string(c) + " sigma=" + std::to_string(m.sigma) + " R=" + std::to_string(r) +
+                   (m.perm.empty() ? " perm=none" : "") + why;
+  return m;
+}
+
+template <typename V>
+csr_matrix<V, index_type> to_csr(const sell_matrix<V>& m) {
+  csr_matrix<V, index_type> a;
+  a.rows = m.rows;
+  a.cols = m.cols;
+  const global_index_type c = m.slice_size;
+  std::vector<global_index_type> position(static_cast<std::size_t>(m.rows));  // inverse of perm
+  for (global_index_type i = 0; i < m.rows; ++i) position[m.perm.empty() ? i : m.perm[i]] = i;
+  for (global_index_type r = 0; r < m.rows; ++r) {
+    const global_index_type i = position[r];
+    for (offset_type j = 0; j < m.row_length[i]; ++j) {
+      const offset_type at = m.slice_ptr[i / c] + j * c + i % c;
+      a.col_idx.push_back(m.col_idx[at]);
+      a.values.push_back(m.values[at]);
+    }
+    a.row_ptr.push_back(static_cast<offset_type>(a.col_idx.size()));
+  }
+  return a;
+}
+
+template sell_matrix<float> build(const csr_matrix<float, index_type>&, const sell_params&);
+template sell_matrix<double> build(const csr_matrix<double, index_type>&, const sell_params&);
+template csr_matrix<float, index_type> to_csr(const sell_matrix<float>&);
+template csr_matrix<double, index_type> to_csr(const sell_matrix<double>&);
+
+}  // namespace distspmv::sell

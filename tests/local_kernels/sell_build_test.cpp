@@ -1,0 +1,211 @@
+// SELL-C-sigma build tests: exact slice layout with sentinel padding, sorting inside windows
+// only, the automatic sigma, parameter checks, statistics against hand counts, and
+// CSR -> SELL -> CSR on the edge-case matrices for several (C, sigma, R).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <utility>
+#include <vector>
+
+#include "local_kernels/csr/csr.hpp"
+#include "local_kernels/sell/sell.hpp"
+#include "tests/support/test_matrices.hpp"
+#include "tests/support/test_support.hpp"
+
+namespace distspmv {
+namespace {
+
+using entries = std::vector<std::vector<std::pair<index_type, double>>>;
+
+csr_matrix<double, index_type> from_rows(global_index_type cols, const entries& rows) {
+  csr_matrix<double, index_type> a;
+  a.rows = static_cast<global_index_type>(rows.size());
+  a.cols = cols;
+  for (const auto& row : rows) {
+    for (const auto& [c, v] : row) {
+      a.col_idx.push_back(c);
+      a.values.push_back(v);
+    }
+    a.row_ptr.push_back(static_cast<offset_type>(a.col_idx.size()));
+  }
+  return a;
+}
+
+csr_matrix<double, index_type> from_lengths(global_index_type cols, const std::vector<int>& lengths) {
+  entries rows;
+  for (int len : lengths) {
+    rows.emplace_back();
+    for (int k = 0; k < len; ++k) rows.back().push_back({k, 1.0});
+  }
+  return from_rows(cols, rows);
+}
+
+// Rows with 1, 3, 2, 3 and 2 entries (the lengths of sell.hpp's picture).
+csr_matrix<double, index_type> small() {
+  return from_rows(7, {{{4, 1}},
+                       {{0, 2}, {2, 3}, {5, 4}},
+                       {{1, 5}, {3, 6}},
+                       {{1, 7}, {4, 8}, {6, 9}},
+                       {{0, 10}, {6, 11}}});
+}
+
+sell::sell_params params(int c, int sigma, int r = 1) { return sell::sell_params{c, sigma, r}; }
+
+TEST(SellBuild, SortedSliceLayout) {
+  const auto m = sell::build(small(), params(32, 32));
+  EXPECT_EQ(m.sigma, 32);
+  EXPECT_EQ(m.perm, (std::vector<index_type>{1, 3, 2, 4, 0}));  // longest first, ties in row order
+  EXPECT_EQ(m.slice_ptr, (std::vector<offset_type>{0, 3 * 32}));
+  // entry j of position i at j * 32 + i; padding: the row's last column, value 0; positions
+  // 5..31 (no row): column 0, value 0.
+  const std::vector<std::vector<index_type>> cols = {{0, 1, 1, 0, 4}, {2, 4, 3, 6, 4}, {5, 6, 3, 6, 4}};
+  const std::vector<std::vector<double>> vals = {{2, 7, 5, 10, 1}, {3, 8, 6, 11, 0}, {4, 9, 0, 0, 0}};
+  for (int j = 0; j < 3; ++j) {
+    for (int i = 0; i < 5; ++i) {
+      EXPECT_EQ(m.col_idx[j * 32 + i], cols[j][i]) << "j " << j << " position " << i;
+      EXPECT_EQ(m.values[j * 32 + i], vals[j][i]) << "j " << j << " position " << i;
+    }
+    for (int i = 5; i < 32; ++i) {
+      EXPECT_EQ(m.col_idx[j * 32 + i], 0);
+      EXPECT_EQ(m.values[j * 32 + i], 0.0);
+    }
+  }
+  EXPECT_EQ(to_csr(m), small());
+}
+
+TEST(SellBuild, UnsortedHasNoPermutation) {
+  const auto m = sell::build(small(), params(32, 1));
+  EXPECT_EQ(m.sigma, 1);
+  EXPECT_TRUE(m.perm.empty());
+  EXPECT_EQ(m.row_length, (std::vector<index_type>{1, 3, 2, 3, 2}));
+  const std::vector<index_type> j0 = {4, 0, 1, 1, 0}, j2 = {4, 5, 3, 6, 6};
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(m.col_idx[i], j0[i]);
+    EXPECT_EQ(m.col_idx[64 + i], j2[i]);
+  }
+  EXPECT_EQ(m.values[64 + 0], 0.0);  // row 0 is padding from j = 1 on
+  EXPECT_EQ(to_csr(m), small());
+}
+
+TEST(SellBuild, SortsInsideWindowsOnly) {
+  std::vector<int> lengths(100);
+  for (int r = 0; r < 100; ++r) lengths[r] = (r * 7) % 5 + (r == 80 ? 6 : 0);
+  const auto a = from_lengths(16, lengths);
+  const auto m = sell::build(a, params(32, 64));
+  ASSERT_EQ(m.perm.size(), 100u);
+  for (const auto& [begin, end] : {std::pair{0, 64}, std::pair{64, 100}}) {
+    std::vector<index_type> window(m.perm.begin() + begin, m.perm.begin() + end);
+    for (std::size_t k = 1; k < window.size(); ++k) {
+      EXPECT_GE(lengths[window[k - 1]], lengths[window[k]]);
+      if (lengths[window[k - 1]] == lengths[window[k]]) {
+        EXPECT_LT(window[k - 1], window[k]);  // stable
+      }
+    }
+    std::sort(window.begin(), window.end());
+    std::vector<index_type> expected(end - begin);
+    std::iota(expected.begin(), expected.end(), begin);
+    EXPECT_EQ(window, expected);  // rows stay inside their window
+  }
+  // slice widths: the longest row of each 32 positions
+  ASSERT_EQ(m.slice_ptr.size(), 5u);
+  for (int s = 0; s < 4; ++s) {
+    int width = 0;
+    for (int i = s * 32; i < std::min(100, s * 32 + 32); ++i) width = std::max(width, lengths[m.perm[i]]);
+    EXPECT_EQ(m.slice_ptr[s + 1] - m.slice_ptr[s], 32 * width) << "slice " << s;
+  }
+  EXPECT_EQ(to_csr(m), a);
+}
+
+TEST(SellBuild, AutomaticSigma) {
+  // Equal rows: nothing to gain, no sort, no permutation.
+  const auto equal = sell::build(from_lengths(8, std::vector<int>(300, 5)), params(32, 0));
+  EXPECT_EQ(equal.sigma, 1);
+  EXPECT_TRUE(equal.perm.empty());
+  EXPECT_NE(equal.stats.params.find("auto"), std::string::npos);
+
+  // Alternating 1 and 20 entries: unsorted every slice is 20 wide; sorted in 256-row windows,
+  // half the slices are 1 wide. Saves (16 * 20 - 8 * 20 - 8 * 1) * 32 entries x 12 bytes, far
+  // more than the 512 x 4 bytes of perm.
+  std::vector<int> alternating(512);
+  for (int r = 0; r < 512; ++r) alternating[r] = r % 2 == 0 ? 20 : 1;
+  const auto a = from_lengths(32, alternating);
+  const auto sorted = sell::build(a, params(32, 0));
+  EXPECT_EQ(sorted.sigma, 256);
+  EXPECT_EQ(sorted.perm.size(), 512u);
+  EXPECT_EQ(sorted.slice_ptr.back(), (8 * 20 + 8 * 1) * 32);
+  EXPECT_EQ(to_csr(sorted), a);
+
+  // C = 96: the window is the smallest multiple of C >= 256.
+  EXPECT_EQ(sell::build(a, params(96, 0)).sigma, 288);
+
+  // A sort that moves nothing stores no permutation.
+  std::vector<int> descending(64);
+  for (int r = 0; r < 64; ++r) descending[r] = 64 - r;
+  const auto d = sell::build(from_lengths(64, descending), params(32, 64));
+  EXPECT_EQ(d.sigma, 64);
+  EXPECT_TRUE(d.perm.empty());
+}
+
+TEST(SellBuild, StatisticsMatchHandCount) {
+  // C = 64, no sorting: 100 rows of 2 entries but row 70 with 5 -> slices of width 2 and 5.
+  std::vector<int> lengths(100, 2);
+  lengths[70] = 5;
+  const auto a = from_lengths(8, lengths);
+  const auto m = sell::build(a, params(64, 1, 2));
+  EXPECT_EQ(m.slice_ptr, (std::vector<offset_type>{0, 128, 128 + 320}));
+  EXPECT_EQ(m.stats.n_iter, 2 * 2 + 5 * 2);  // width x C / 32 per slice
+  EXPECT_EQ(m.stats.n_p, 14 * 32 - a.nnz());
+  EXPECT_DOUBLE_EQ(m.stats.padding_ratio, 448.0 / static_cast<double>(a.nnz()));
+  EXPECT_GE(m.stats.padding_ratio, 1.0);
+  EXPECT_EQ(m.stats.stored_bytes, 3 * sizeof(offset_type) + 448 * (sizeof(double) + sizeof(index_type)));
+  EXPECT_NE(m.stats.params.find("C=64 sigma=1 R=2"), std::string::npos);
+}
+
+TEST(SellBuild, RejectsBadParameters) {
+  const auto a = small();
+  EXPECT_THROW(sell::build(a, params(48, 1)), bad_input);      // C not a multiple of 32
+  EXPECT_THROW(sell::build(a, params(0, 1)), bad_input);
+  EXPECT_THROW(sell::build(a, params(32, 1, 2)), bad_input);   // R = 2 needs C % 64 == 0
+  EXPECT_THROW(sell::build(a, params(64, 1, 3)), bad_input);
+  EXPECT_THROW(sell::build(a, params(32, 40)), bad_input);     // sigma not a multiple of C
+  EXPECT_THROW(sell::build(a, params(32, -1)), bad_input);
+}
+
+TEST(SellBuild, HostSpmvMatchesCsr) {
+  const auto a = test::random_csr(300, 250, 0, 30, 17);
+  const auto x = test::random_vector<double>(250, 5);
+  for (const auto& p : {params(32, 0), params(32, 1), params(64, 128, 2), params(96, 96)}) {
+    const auto m = sell::build(a, p);
+    std::vector<double> y(300, std::numeric_limits<double>::quiet_NaN()), ref(300, 0.0);
+    sell::spmv_reference(sell::traits::view_of(m, [](const auto& v) { return v.data(); }), 0.75, x.data(), 0.0,
+                         y.data());
+    csr::spmv_host(a, 0.75, x.data(), 0.0, ref.data());
+    for (int r = 0; r < 300; ++r) EXPECT_NEAR(y[r], ref[r], 1e-12) << m.stats.params << " row " << r;
+  }
+}
+
+TEST(SellBuild, RoundTripOnEdgeCases) {
+  for (const auto& m : test::edge_case_matrices()) {
+    for (const auto& p : {params(32, 0), params(32, 1), params(64, 0, 2), params(128, 256)}) {
+      const auto s = sell::build(m.a, p);
+      EXPECT_EQ(to_csr(s), m.a) << m.name << " " << s.stats.params;
+      EXPECT_GE(s.stats.padding_ratio, 1.0) << m.name;
+      EXPECT_GE(s.stats.n_p, 0) << m.name;
+      EXPECT_EQ(s.slice_ptr.back() % s.slice_size, 0) << m.name;
+    }
+  }
+  const auto f = convert_csr<float, index_type>(test::random_csr(999, 999, 1, 12, 5));
+  EXPECT_EQ(to_csr(sell::build(f, params(32, 0))), f);
+}
+
+TEST(SellBuild, InputIsUntouched) {
+  const auto a = test::random_csr(300, 200, 0, 9, 3);
+  const auto copy = a;
+  (void)sell::build(a, params(32, 64));
+  EXPECT_EQ(a, copy);
+}
+
+}  // namespace
+}  // namespace distspmv
