@@ -19,6 +19,8 @@
 #include <system_error>
 #include <vector>
 
+#include <sys/mman.h>
+
 namespace distspmv::io {
 
 namespace {
@@ -181,18 +183,36 @@ constexpr global_index_type parallel_rows = 8192;
 
 // ---- shared CSR helpers ------------------------------------------------------------------------
 
+/// Sizes `v` (empty before) to n zeros, first asking the kernel for transparent huge pages on its
+/// fresh allocation. First-touch page faults were most of the time of a large generation on our
+/// VMs (a 900 MB zero fill took 1.6 to 3.2 s): with THP in "madvise" mode this hint makes them
+/// 512 times fewer. Where THP is off, or the memory is not a fresh mapping, the hint is ignored.
+template <typename T>
+void resize_fresh(std::vector<T>& v, std::size_t n) {
+  v.reserve(n);  // allocates without touching the pages
+#ifdef MADV_HUGEPAGE
+  constexpr std::uintptr_t huge = std::uintptr_t{1} << 21;
+  const auto first = reinterpret_cast<std::uintptr_t>(v.data()), last = first + n * sizeof(T);
+  const std::uintptr_t begin = (first + huge - 1) & ~(huge - 1), end = last & ~(huge - 1);
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#endif
+  v.resize(n);
+}
+
 /// Turns row lengths stored at row_ptr[1..rows] into offsets and sizes the entry arrays.
 void finish_row_ptr(csr_matrix<double>& a) {
   for (global_index_type r = 0; r < a.rows; ++r) a.row_ptr[r + 1] += a.row_ptr[r];
-  a.col_idx.resize(static_cast<std::size_t>(a.nnz()));
-  a.values.resize(static_cast<std::size_t>(a.nnz()));
+  resize_fresh(a.col_idx, static_cast<std::size_t>(a.nnz()));
+  resize_fresh(a.values, static_cast<std::size_t>(a.nnz()));
 }
 
 csr_matrix<double> empty_rows(const parsed_spec& p, row_range range) {
   csr_matrix<double> a;
   a.rows = range.size();
   a.cols = p.cols;
-  a.row_ptr.assign(static_cast<std::size_t>(a.rows) + 1, 0);
+  a.row_ptr.clear();
+  a.row_ptr.shrink_to_fit();
+  resize_fresh(a.row_ptr, static_cast<std::size_t>(a.rows) + 1);
   return a;
 }
 
@@ -279,13 +299,11 @@ inline std::uint64_t lanes_at_least(std::uint64_t v, std::uint64_t t) {
   return ((v + (0x8000 - t) * lane_low_bits) >> 15) & lane_low_bits;
 }
 
-/// Packs the bits at 0, 16, 32, 48 into bits 0..3. The multiplier's shifts 48, 33, 18, 3 move
-/// each lane bit to 48..51 and send every cross term elsewhere, so no carries interfere.
-inline std::uint64_t gather_lanes(std::uint64_t m) {
-  constexpr std::uint64_t spread = (std::uint64_t{1} << 48) | (std::uint64_t{1} << 33) |
-                                   (std::uint64_t{1} << 18) | (std::uint64_t{1} << 3);
-  return ((m * spread) >> 48) & 0xf;
-}
+/// Multiplier that packs lane bits: bits 0, 16, 32, 48 move to 48..51 and bits 8, 24, 40, 56 to
+/// 56..59 (shifts 48, 33, 18, 3), while every cross term lands on some other bit below 64, so no
+/// carries interfere. Row bits go in at 16j and column bits at 16j + 8: one multiply packs both.
+constexpr std::uint64_t lane_spread = (std::uint64_t{1} << 48) | (std::uint64_t{1} << 33) |
+                                      (std::uint64_t{1} << 18) | (std::uint64_t{1} << 3);
 
 /// Everything an R-MAT edge needs, derived once from (spec, seed).
 class rmat_model {
@@ -311,21 +329,25 @@ class rmat_model {
   /// With WithDestination false only the source is computed (the counting pass needs no more).
   template <bool WithDestination>
   void endpoints(std::uint64_t key, std::uint64_t& src, std::uint64_t& dst) const {
-    std::uint64_t s = 0, d = 0;
-    std::uint64_t k = 1;
-    for (int level = 0; level < scale_; level += 4, ++k) {
-      const std::uint64_t v = draw(key, k) & lane_values;
-      const int take = std::min(4, scale_ - level);
+    std::uint64_t s = 0, d = 0, k = 1;
+    // `take` is the constant 4 in the loop, so the masks fold away there.
+    auto decide = [&](int take) {
+      const std::uint64_t v = draw(key, k++) & lane_values;
       const std::uint64_t keep = (std::uint64_t{1} << take) - 1;
       // Quadrants a (0,0), b (0,1), c (1,0), d (1,1) in order of u: the row bit is u >= a + b
       // and the column bit flips at each threshold.
       const std::uint64_t row_bits = lanes_at_least(v, rmat_t_ab);
-      s = (s << take) | (gather_lanes(row_bits) & keep);
       if (WithDestination) {
         const std::uint64_t col_bits = lanes_at_least(v, rmat_t_a) ^ row_bits ^ lanes_at_least(v, rmat_t_abc);
-        d = (d << take) | (gather_lanes(col_bits) & keep);
+        const std::uint64_t packed = (row_bits | (col_bits << 8)) * lane_spread;
+        s = (s << take) | ((packed >> 48) & keep);
+        d = (d << take) | ((packed >> 56) & keep);
+      } else {
+        s = (s << take) | (((row_bits * lane_spread) >> 48) & keep);
       }
-    }
+    };
+    for (int g = 0; g < scale_ / 4; ++g) decide(4);
+    if (scale_ % 4 != 0) decide(scale_ % 4);
     src = s;
     dst = d;
   }
@@ -337,11 +359,15 @@ class rmat_model {
   /// invertible there (multiplication by an odd number, addition, xor with a right shift), so
   /// it needs no permutation table and any rank can evaluate it for any id.
   std::uint64_t relabel(std::uint64_t v) const {
-    for (int r = 0; r < relabel_rounds; ++r) {
+    auto round = [&](int r) {
       v = (v * multiplier_[r]) & mask_;
       v ^= v >> shift_;
       v = (v + offset_[r]) & mask_;
-    }
+    };
+    static_assert(relabel_rounds == 3, "unrolled by hand: a loop here was not unrolled at -O2");
+    round(0);
+    round(1);
+    round(2);
     return v;
   }
 
@@ -354,26 +380,54 @@ class rmat_model {
   std::uint64_t offset_[relabel_rounds] = {};
 };
 
-/// One generated edge before duplicates are summed: its row within its bucket (bits 40..63) and
-/// its column (bits 0..39, SCALE <= 40) packed in one key, so that sorting keys sorts by row and
-/// then column.
+/// One generated edge of a row before duplicates are summed: its column (the key) and value.
 struct rmat_entry {
   std::uint64_t key;
   double val;
 };
 
+/// Pass 2 packs an edge's row within its bucket (bits 40..63, at most 2^24 rows per bucket) above
+/// its column (bits 0..39, as SCALE <= 40) in one 64-bit key.
 constexpr int rmat_col_bits = 40;
 constexpr std::uint64_t rmat_col_mask = (std::uint64_t{1} << rmat_col_bits) - 1;
 
-bool operator<(const rmat_entry& x, const rmat_entry& y) {
-  return x.key < y.key || (x.key == y.key && x.val < y.val);
+/// Stable sort of a row's entries by column (equal columns keep their edge order). Short rows use
+/// insertion sort; long ones (the hubs, which hold most edges) an LSD radix sort on the column
+/// bits, which beat std::sort's O(n log n) comparisons on a single-threaded scale-22 run.
+void sort_row_by_column(rmat_entry* first, rmat_entry* last, int column_bits, std::vector<rmat_entry>& buffer,
+                        std::vector<std::uint32_t>& count) {
+  const std::size_t n = static_cast<std::size_t>(last - first);
+  if (n <= 48) {
+    for (rmat_entry* i = first + 1; i < last; ++i) {
+      const rmat_entry moving = *i;
+      rmat_entry* j = i;
+      for (; j > first && j[-1].key > moving.key; --j) *j = j[-1];
+      *j = moving;
+    }
+    return;
+  }
+  const int digit_bits = n < 4096 ? 8 : 11;
+  const std::uint64_t digits = std::uint64_t{1} << digit_bits;
+  buffer.resize(n);
+  rmat_entry* from = first;
+  rmat_entry* to = buffer.data();
+  for (int low = 0; low < column_bits; low += digit_bits) {
+    count.assign(digits + 1, 0);
+    for (std::size_t k = 0; k < n; ++k) ++count[((from[k].key >> low) & (digits - 1)) + 1];
+    for (std::uint64_t d = 0; d < digits; ++d) count[d + 1] += count[d];
+    for (std::size_t k = 0; k < n; ++k) to[count[(from[k].key >> low) & (digits - 1)]++] = from[k];
+    std::swap(from, to);
+  }
+  if (from != first) std::copy(from, from + n, first);
 }
 
 // R-MAT edges arrive in random row order. Scattering them straight into rows touches a random
 // page per edge (measured: 35 s for scale 22, edge factor 16, on a VM whose TLB misses are
-// costly). Instead the rows of the range are cut into at most 1024 buckets of contiguous rows:
-// edges are scattered into buckets (1024 sequential write streams), then each bucket, small
-// enough for the cache, is sorted by (row, column, value) and its duplicates summed.
+// costly). Instead the rows of the range are cut into at most 1024 buckets of contiguous rows.
+// One pass generates every edge and keeps those of the range, grouped by bucket per chunk of
+// edges; a copy then makes each bucket contiguous (in edge order); each bucket, small enough for
+// the cache, is then sorted by row and column and its duplicates summed. Generating the edges
+// twice (count, then place) instead of storing them cost 40% more time for half the memory.
 csr_matrix<double> generate_rmat(const parsed_spec& p, row_range range, std::uint64_t seed) {
   const rmat_model model(p, seed);
   csr_matrix<double> a = empty_rows(p, range);
@@ -389,84 +443,107 @@ csr_matrix<double> generate_rmat(const parsed_spec& p, row_range range, std::uin
   const std::uint64_t chunk = std::max<std::uint64_t>(std::uint64_t{1} << 15, (edges + 1023) / 1024);
   const std::uint64_t chunks = (edges + chunk - 1) / chunk;
 
-  // Pass 1: edges of the range per (bucket, chunk). Regenerating the edges in pass 2 is cheaper
-  // than storing them (a few hashes each) and keeps memory proportional to the range.
+  // Pass 1: the range's edges of each chunk, grouped by bucket (counting sort in the cache).
+  // place[b * chunks + c] = how many of chunk c's edges fall in bucket b.
+  std::vector<std::vector<rmat_entry>> kept_edges(chunks);
   std::vector<offset_type> place(static_cast<std::size_t>(buckets * chunks) + 1, 0);
 #pragma omp parallel if (chunks > 1)
   {
-    std::vector<offset_type> count(buckets);
+    std::vector<rmat_entry> found;
+    std::vector<std::uint32_t> found_bucket;
+    std::vector<offset_type> slot(buckets + 1);
 #pragma omp for schedule(dynamic, 1)
     for (std::int64_t c = 0; c < static_cast<std::int64_t>(chunks); ++c) {
-      std::fill(count.begin(), count.end(), 0);
-      const std::uint64_t end = std::min(edges, (static_cast<std::uint64_t>(c) + 1) * chunk);
-      for (std::uint64_t e = static_cast<std::uint64_t>(c) * chunk; e < end; ++e) {
-        std::uint64_t s, d;
-        model.endpoints<false>(model.edge_key(e), s, d);
-        const std::uint64_t r = model.relabel(s) - lo;  // wraps to a huge value below the range
-        if (r < rows) ++count[r >> shift];
-      }
-      for (std::uint64_t b = 0; b < buckets; ++b) place[b * chunks + c] = count[b];
-    }
-  }
-  // Bucket-major prefix: bucket b's entries are contiguous, its chunks in order.
-  offset_type total = 0;
-  for (auto& slot : place) {
-    const offset_type n = slot;
-    slot = total;
-    total += n;
-  }
-  // Pass 2: every edge of the range into its bucket, key and value in two arrays that become
-  // col_idx and values after compaction (reusing them halves the memory the VM must fault in).
-  a.col_idx.resize(static_cast<std::size_t>(total));
-  a.values.resize(static_cast<std::size_t>(total));
-  auto* keys = reinterpret_cast<std::uint64_t*>(a.col_idx.data());  // same size and alignment
-  static_assert(sizeof(global_index_type) == sizeof(std::uint64_t), "keys share col_idx's storage");
-#pragma omp parallel if (chunks > 1)
-  {
-    std::vector<offset_type> cursor(buckets);
-#pragma omp for schedule(dynamic, 1)
-    for (std::int64_t c = 0; c < static_cast<std::int64_t>(chunks); ++c) {
-      for (std::uint64_t b = 0; b < buckets; ++b) cursor[b] = place[b * chunks + c];
+      found.clear();
+      found_bucket.clear();
       const std::uint64_t end = std::min(edges, (static_cast<std::uint64_t>(c) + 1) * chunk);
       for (std::uint64_t e = static_cast<std::uint64_t>(c) * chunk; e < end; ++e) {
         std::uint64_t s, d;
         const std::uint64_t key = model.edge_key(e);
         model.endpoints<true>(key, s, d);
-        const std::uint64_t r = model.relabel(s) - lo;
+        const std::uint64_t r = model.relabel(s) - lo;  // wraps to a huge value below the range
         if (r < rows) {
           const std::uint64_t row_in_bucket = r & ((std::uint64_t{1} << shift) - 1);
-          const offset_type at = cursor[r >> shift]++;
-          keys[at] = (row_in_bucket << rmat_col_bits) | model.relabel(d);
-          a.values[at] = rmat_model::value(key);
+          found.push_back({(row_in_bucket << rmat_col_bits) | model.relabel(d), rmat_model::value(key)});
+          found_bucket.push_back(static_cast<std::uint32_t>(r >> shift));
         }
       }
+      std::fill(slot.begin(), slot.end(), 0);
+      for (std::uint32_t b : found_bucket) ++slot[b + 1];
+      for (std::uint64_t b = 0; b < buckets; ++b) {
+        place[b * chunks + c] = slot[b + 1];
+        slot[b + 1] += slot[b];
+      }
+      std::vector<rmat_entry>& grouped = kept_edges[c];
+      grouped.resize(found.size());
+      for (std::size_t k = 0; k < found.size(); ++k) grouped[slot[found_bucket[k]]++] = found[k];
     }
   }
+  // Bucket-major prefix: bucket b's entries are contiguous, its chunks (hence edges) in order.
+  offset_type total = 0;
+  for (auto& n : place) {
+    const offset_type here = n;
+    n = total;
+    total += here;
+  }
 
-  // Per bucket, in a cache-sized scratch: sort by (row, column, value), sum duplicates, write
-  // columns back compacted at the bucket's start and count each row's entries. Ordering equal
-  // columns by value fixes the summation order, so sums are bit-identical whatever the thread
-  // count and whichever range the row was generated in.
+  // Pass 2: copy each chunk's groups to their buckets, key and value in two arrays that become
+  // col_idx and values after compaction (reusing them halves the memory the VM must fault in).
+  resize_fresh(a.col_idx, static_cast<std::size_t>(total));
+  resize_fresh(a.values, static_cast<std::size_t>(total));
+  auto* keys = reinterpret_cast<std::uint64_t*>(a.col_idx.data());  // same size and alignment
+  static_assert(sizeof(global_index_type) == sizeof(std::uint64_t), "keys share col_idx's storage");
+#pragma omp parallel for schedule(dynamic, 1) if (chunks > 1)
+  for (std::int64_t c = 0; c < static_cast<std::int64_t>(chunks); ++c) {
+    const rmat_entry* from = kept_edges[c].data();
+    for (std::uint64_t b = 0; b < buckets; ++b) {
+      const std::uint64_t at = b * chunks + c;
+      for (offset_type k = place[at]; k < place[at + 1]; ++k, ++from) {
+        keys[k] = from->key;
+        a.values[k] = from->val;
+      }
+    }
+    std::vector<rmat_entry>().swap(kept_edges[c]);
+  }
+
+  // Per bucket, in a cache-sized scratch: counting sort by row, stable sort of each row by column,
+  // duplicates summed in edge order, columns written back compacted at the bucket's start. Edge
+  // order makes the sums bit-identical whatever the thread count and whichever range the row
+  // was generated in. (Sorting whole buckets with std::sort took 60% of a single-threaded
+  // scale-22 run.)
   std::vector<offset_type> kept(buckets);
 #pragma omp parallel if (total >= parallel_rows)
   {
-    std::vector<rmat_entry> scratch;
+    std::vector<rmat_entry> scratch, buffer;
+    std::vector<offset_type> row_end;
+    std::vector<std::uint32_t> count;
 #pragma omp for schedule(dynamic, 1)
     for (std::int64_t b = 0; b < static_cast<std::int64_t>(buckets); ++b) {
       const offset_type first = place[b * chunks], last = place[(b + 1) * chunks];
-      scratch.resize(static_cast<std::size_t>(last - first));
-      for (offset_type k = first; k < last; ++k) scratch[k - first] = {keys[k], a.values[k]};
-      std::sort(scratch.begin(), scratch.end());
       const std::uint64_t row0 = static_cast<std::uint64_t>(b) << shift;
+      const std::uint64_t span = std::min(std::uint64_t{1} << shift, rows - row0);
+      row_end.assign(span + 1, 0);
+      for (offset_type k = first; k < last; ++k) ++row_end[(keys[k] >> rmat_col_bits) + 1];
+      for (std::uint64_t r = 0; r < span; ++r) row_end[r + 1] += row_end[r];
+      // row_end[r] starts as row r's first slot and ends as its end (= row r + 1's start).
+      scratch.resize(static_cast<std::size_t>(last - first));
+      for (offset_type k = first; k < last; ++k)
+        scratch[row_end[keys[k] >> rmat_col_bits]++] = {keys[k] & rmat_col_mask, a.values[k]};
       offset_type out = first;
-      for (std::size_t k = 0; k < scratch.size(); ++k) {
-        if (k > 0 && scratch[k].key == scratch[k - 1].key) {
-          a.values[out - 1] += scratch[k].val;
-        } else {
-          a.col_idx[out] = static_cast<global_index_type>(scratch[k].key & rmat_col_mask);
-          a.values[out++] = scratch[k].val;
-          ++a.row_ptr[row0 + (scratch[k].key >> rmat_col_bits) + 1];
+      for (std::uint64_t r = 0; r < span; ++r) {
+        rmat_entry* const begin = scratch.data() + (r == 0 ? 0 : row_end[r - 1]);
+        rmat_entry* const end = scratch.data() + row_end[r];
+        sort_row_by_column(begin, end, p.scale, buffer, count);
+        const offset_type row_start = out;
+        for (const rmat_entry* e = begin; e != end; ++e) {
+          if (e != begin && e->key == e[-1].key) {
+            a.values[out - 1] += e->val;
+          } else {
+            a.col_idx[out] = static_cast<global_index_type>(e->key);
+            a.values[out++] = e->val;
+          }
         }
+        a.row_ptr[row0 + r + 1] = out - row_start;
       }
       kept[b] = out - first;
     }
