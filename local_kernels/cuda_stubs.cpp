@@ -7,6 +7,9 @@
 #include "local_kernels/device_storage.hpp"
 #include "local_kernels/device_timing.hpp"
 #include "local_kernels/ellr/ellr.hpp"
+#include "local_kernels/hdia/hdia.hpp"
+#include "local_kernels/hll/hll.hpp"
+#include "local_kernels/ipcsr/ipcsr.hpp"
 #include "local_kernels/pellr/pellr.hpp"
 #include "local_kernels/sell/sell.hpp"
 
@@ -36,6 +39,31 @@ void csr::spmv_cuda(const csr_view<V>&, V, const V*, V, V*, cuda_stream_t) {
 }
 template void csr::spmv_cuda(const csr_view<float>&, float, const float*, float, float*, cuda_stream_t);
 template void csr::spmv_cuda(const csr_view<double>&, double, const double*, double, double*, cuda_stream_t);
+
+// ---- hll ----
+template <typename V>
+void hll::spmv_cuda(const hll_view<V>&, V, const V*, V, V*, cuda_stream_t) {
+  DSPMV_NOT_COMPILED("CUDA");
+}
+template void hll::spmv_cuda(const hll_view<float>&, float, const float*, float, float*, cuda_stream_t);
+template void hll::spmv_cuda(const hll_view<double>&, double, const double*, double, double*, cuda_stream_t);
+
+// ---- hdia ----
+template <typename V>
+void hdia::spmv_cuda(const hdia_view<V>&, V, const V*, V, V*, cuda_stream_t) {
+  DSPMV_NOT_COMPILED("CUDA");
+}
+template void hdia::spmv_cuda(const hdia_view<float>&, float, const float*, float, float*, cuda_stream_t);
+template void hdia::spmv_cuda(const hdia_view<double>&, double, const double*, double, double*, cuda_stream_t);
+
+// ---- ipcsr ----
+template <typename V>
+void ipcsr::spmv_cuda(const ipcsr_view<V>&, V, const V*, V, V*, cuda_stream_t) {
+  DSPMV_NOT_COMPILED("CUDA");
+}
+template void ipcsr::spmv_cuda(const ipcsr_view<float>&, float, const float*, float, float*, cuda_stream_t);
+template void ipcsr::spmv_cuda(const ipcsr_view<double>&, double, const double*, double, double*, cuda_stream_t);
+std::size_t ipcsr::device_shared_bytes() { return 0; }  // no device in a build without CUDA
 
 // ---- ellr ----
 template <typename V>

@@ -8,6 +8,9 @@
 // one include per format folder:
 // (ellr) (pellr) (hll) (hdia) (ipcsr) (sell)
 #include "local_kernels/ellr/ellr.hpp"
+#include "local_kernels/hdia/hdia.hpp"
+#include "local_kernels/hll/hll.hpp"
+#include "local_kernels/ipcsr/ipcsr.hpp"
 #include "local_kernels/pellr/pellr.hpp"
 #include "local_kernels/sell/sell.hpp"
 
@@ -71,7 +74,32 @@ const std::vector<entry>& table() {
                              return make_format<pellr::traits, V>("pellr", [&] { return pellr::build(a, pellr::pellr_params{}); }, b);
                            }));
     // ---- HLL / ELL-G / HDIA (seed 003) ----
+    auto hll_variant = [](const char* name, int hack_size, global_index_type sort_window) {
+      return [name, hack_size, sort_window](const auto& a, backend b) {
+        using V = typename std::decay_t<decltype(a)>::value_type;
+        hll::hll_params p;
+        p.hack_size = hack_size;
+        p.sort_window = sort_window;
+        return make_format<hll::traits, V>(name, [&] { return hll::build(a, p); }, b);
+      };
+    };
+    t.push_back(make_entry({"hll", "hll", true, true, "hacked ELL: hacks of 32 rows, each padded to its longest row"},
+                           hll_variant("hll", 32, 0)));
+    t.push_back(make_entry({"hll-sorted", "hll", true, true, "HLL, rows sorted by length within 1024-row windows"},
+                           hll_variant("hll-sorted", 32, 1024)));
+    t.push_back(make_entry({"ell-g", "hll", true, true, "ELLPACK + row lengths (one hack); refuses > 32x padding"},
+                           hll_variant("ell-g", 0, 0)));
+    t.push_back(make_entry({"hdia", "dia", true, true, "hacked DIA, 32-row hacks; refuses matrices without few diagonals"},
+                           [](const auto& a, backend b) {
+                             using V = typename std::decay_t<decltype(a)>::value_type;
+                             return make_format<hdia::traits, V>("hdia", [&] { return hdia::build(a, hdia::hdia_params{}); }, b);
+                           }));
     // ---- IPCSR (seed 004) ----
+    t.push_back(make_entry({"ipcsr", "csr", true, true, "CSR, row blocks sized to shared memory, adaptive threads per row"},
+                           [](const auto& a, backend b) {
+                             using V = typename std::decay_t<decltype(a)>::value_type;
+                             return make_format<ipcsr::traits, V>("ipcsr", [&] { return ipcsr::build(a, ipcsr::params_for(b)); }, b);
+                           }));
     // ---- SELL-C-sigma (seed 002) ----
     auto sell_variant = [](const char* name, int slice_size, int sigma, int rows_per_thread) {
       return [name, slice_size, sigma, rows_per_thread](const auto& a, backend b) {
