@@ -1,0 +1,123 @@
+// HDIA (hacked DIA), seed 003 (Barbieri, Cardellini, Fanfarillo, Filippone 2015, §3.3).
+//
+// Rows are cut into hacks of H consecutive rows (H a multiple of 32). Each hack is a DIA matrix
+// of its own: the list of diagonal offsets (col - row) that occur in its rows, ascending, and for
+// each such diagonal H values, one per row of the hack, zero where the row has no entry on it.
+// A diagonal that only some hacks use costs padding only in those hacks.
+//
+//   H = 4 (32 in practice), 6 x 6 matrix       hack_offsets = {0, 3, 5}      (int64, diagonals)
+//       row 0: a b . . . .                     diag_offsets = {-1, 0, 1 | 0, 1}
+//       row 1: c d e . . .                     values (H per diagonal, column-major per diagonal):
+//       row 2: . f g h . .                       hack 0: d=-1: * c f i | d=0: a d g j | d=1: b e h *
+//       row 3: . . i j . .                       hack 1: d= 0: k m * * | d=1: l * * *
+//       row 4: . . . . k l                     value of local row i on the hack's k-th diagonal:
+//       row 5: . . . . . m                       values[(hack_offsets[h] + k) * H + i]
+//   (* = stored zero: no entry, a column outside the matrix, or a row past the end)
+//
+// Invariants:
+//   * hack_offsets[h + 1] - hack_offsets[h] = number of distinct diagonals of hack h; offsets in
+//     diag_offsets are strictly ascending within a hack, so a row's entries come out in column
+//     order (the same summation order as CSR).
+//   * values has hack_offsets.back() * H entries; every slot that holds no entry of A is 0.
+//   * Stored zeros cannot be told from entries: to_csr drops them, so an explicit zero of A that
+//     lies on a diagonal does not survive the round trip (DIA's usual limit).
+//   * SpMV skips columns outside [0, cols) (rows at the top/bottom of a diagonal), and otherwise
+//     multiplies every stored slot, padding included, as DIA does: a padding zero times an Inf or
+//     NaN in x gives NaN where CSR would not touch x.
+//
+// The builder refuses (bad_input) matrices without a diagonal structure: a hack with more than
+// max_diagonals_per_hack diagonals, or more than max_padding_ratio * nnz slots in the rows of
+// the matrix (the last hack's rows past the end do not count). The
+// selector and `--format all` skip the format then.
+#pragma once
+
+#include <vector>
+
+#include "common/csr_matrix.hpp"
+#include "local_kernels/local_operator.hpp"
+
+namespace distspmv::hdia {
+
+struct hdia_params {
+  /// Rows per hack, a positive multiple of 32.
+  int hack_size = 32;
+  /// Refuse a hack with more distinct diagonals (a 27-point stencil has 27).
+  int max_diagonals_per_hack = 64;
+  /// Refuse when the slots of the matrix's rows exceed this many times nnz (the last hack's rows
+  /// past the end are not counted).
+  double max_padding_ratio = 3.0;
+};
+
+/// Owning host HDIA.
+template <typename ValueType>
+struct hdia_matrix {
+  global_index_type rows = 0;
+  global_index_type cols = 0;
+  offset_type nnz = 0;
+  index_type hack_size = 32;
+  std::vector<offset_type> hack_offsets;  ///< [hacks + 1] first diagonal of each hack
+  std::vector<index_type> diag_offsets;   ///< [hack_offsets.back()] col - row of each diagonal
+  std::vector<ValueType> values;          ///< [hack_offsets.back() * H]
+  hdia_params params;
+  format_stats stats;
+};
+
+/// What a kernel sees.
+template <typename ValueType>
+struct hdia_view {
+  global_index_type rows = 0;
+  global_index_type cols = 0;
+  index_type hack_size = 32;
+  const offset_type* hack_offsets = nullptr;
+  const index_type* diag_offsets = nullptr;
+  const ValueType* values = nullptr;
+};
+
+/// Builds HDIA from CSR (deterministic, the input is only read). Throws bad_input for invalid
+/// parameters, more than 2^31 - 1 rows, or a matrix without diagonal structure (see above).
+template <typename ValueType>
+hdia_matrix<ValueType> build(const csr_matrix<ValueType, index_type>& a, const hdia_params& params);
+
+/// Back to CSR (stored zeros dropped).
+template <typename ValueType>
+csr_matrix<ValueType, index_type> to_csr(const hdia_matrix<ValueType>& m);
+
+/// Sequential y = alpha*A*x + beta*y (beta == 0 overwrites y).
+template <typename ValueType>
+void spmv_reference(const hdia_view<ValueType>& a, ValueType alpha, const ValueType* x, ValueType beta,
+                    ValueType* y);
+
+/// CUDA SpMV on device arrays, launched on `stream`.
+template <typename ValueType>
+void spmv_cuda(const hdia_view<ValueType>& a, ValueType alpha, const ValueType* x, ValueType beta, ValueType* y,
+               cuda_stream_t stream);
+
+/// Traits for format_operator.
+struct traits {
+  using params = hdia_params;
+  template <typename V>
+  using matrix = hdia_matrix<V>;
+  template <typename V>
+  using view = hdia_view<V>;
+  template <typename V, typename Map>
+  static hdia_view<V> view_of(const hdia_matrix<V>& m, Map&& map) {
+    hdia_view<V> v;
+    v.rows = m.rows;
+    v.cols = m.cols;
+    v.hack_size = m.hack_size;
+    v.hack_offsets = map(m.hack_offsets);
+    v.diag_offsets = map(m.diag_offsets);
+    v.values = map(m.values);
+    return v;
+  }
+  template <typename V>
+  static void spmv_reference(const hdia_view<V>& a, V alpha, const V* x, V beta, V* y) {
+    hdia::spmv_reference(a, alpha, x, beta, y);
+  }
+  template <typename V>
+  static void spmv_cuda(const hdia_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_stream_t s) {
+    hdia::spmv_cuda(a, alpha, x, beta, y, s);
+  }
+};
+
+}  // namespace distspmv::hdia
