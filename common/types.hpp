@@ -3,6 +3,10 @@
 
 #include <cstdint>
 
+/// CUDA's stream type, declared at global scope exactly as cuda_runtime.h does, so that plain
+/// C++ files and .cu files name the same type (inside namespace distspmv it would be another one).
+struct CUstream_st;
+
 namespace distspmv {
 
 /// Local column index on a rank (owned columns first, ghosts after): 32 bits.
@@ -21,6 +25,6 @@ struct row_range {
 };
 
 /// Opaque CUDA stream, so that plain C++ headers need no CUDA header (Ginkgo's habit).
-using cuda_stream_t = struct CUstream_st*;
+using cuda_stream_t = ::CUstream_st*;
 
 }  // namespace distspmv
