@@ -5,17 +5,15 @@
 // R-MAT edge) on its own, a row range equals the same rows of the whole matrix bit for bit, and
 // the result does not depend on the number of OpenMP threads.
 //
-// Every generator writes CSR directly, in two passes over the requested rows: row lengths
-// (then a prefix sum), then columns and values at their final place. Only R-MAT needs a sort,
-// within each row, because its edges arrive in edge order rather than row order.
+// The stencils and lognormal write CSR directly, in two passes over the requested rows: row
+// lengths (then a prefix sum), then columns and values at their final place. R-MAT edges arrive
+// in edge order, not row order: it goes through all edges once, keeps those of the range, and
+// sorts them into rows (see generate_rmat).
 #include "io/generators.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <limits>
-#include <memory>
-#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -599,7 +597,7 @@ offset_type rmat_expected_nnz(const parsed_spec& p) {
 class lognormal_model {
  public:
   lognormal_model(const parsed_spec& p, std::uint64_t seed)
-      : rows_(p.n), band_(p.band), mu_(p.mu), sigma_(p.sigma),
+      : rows_(p.n), band_(std::min(p.band, p.n)), mu_(p.mu), sigma_(p.sigma),
         row_stream_(stream_key(seed, salt_lognormal_rows)),
         value_stream_(stream_key(seed, salt_lognormal_values)) {}
 

@@ -274,6 +274,9 @@ TEST(Lognormal, ClampsToTheWindowAndFillsIt) {
   // exp(MU) below 1/2: every row keeps one entry. BAND 0 is the diagonal.
   const auto b = generate("gen:lognormal:40:-5:0:7");
   EXPECT_EQ(b.nnz(), 40);
+  // A band far wider than the matrix (even near the int64 limit) is the whole row.
+  const auto wide = generate("gen:lognormal:5:10:0:9223372036854775807");
+  EXPECT_EQ(wide.nnz(), 25);
   const auto d = generate("gen:lognormal:40:3:1:0");
   for (global_index_type r = 0; r < d.rows; ++r) {
     ASSERT_EQ(d.row_length(r), 1);
