@@ -9,9 +9,24 @@
 // other users' caches are untouched). GB/s counts the file bytes the read touches; the read
 // matrix is checked against the written one.
 //
-// Measured (git 87cc432+, GCC 12 -O3 Release, HDF5 1.10.8, the shared 2-core dev VM under load
-// from other builds, virtio disk; 8M x 16, file 1.67 GB, median of 3 warm / 1 cold):
-//   RESULTS_PLACEHOLDER
+// Measured with the defaults (8M x 16, file 1.678 GB; warm = median of 3, cold = one run; GB/s
+// of file bytes touched). Git 082479a, Release, HDF5 1.10.8 serial.
+//
+//   H100 machine (Ubuntu 24.04, GCC 13, 16 cores, VM disk), two runs:
+//     write_hdf5                      1.48 .. 1.84 GB/s  (to the page cache)
+//     raw read() of the file   cold   1.53 .. 1.80 GB/s   warm 5.4 .. 7.4 GB/s   (the ceiling)
+//     read_hdf5                cold   0.84 .. 0.99 GB/s   warm 1.16 .. 1.44 GB/s
+//     read_hdf5_rows (1/4)     cold   0.72 .. 0.84 GB/s   warm 1.18 .. 1.59 GB/s
+//     read_hdf5_row_ptr        cold   0.89 .. 1.00 GB/s
+//   Shared 2-core dev VM (Debian 12, GCC 12, other builds running; its slow disk throttles writes):
+//     write_hdf5 0.28 GB/s; read_hdf5 cold 0.38, warm 1.63 GB/s; read_hdf5_rows (1/4) warm 1.35 GB/s.
+//
+// Where the warm time goes (perf on the dev VM): faulting in and zeroing the 2 GB of fresh
+// output (int64 indices and double values), then one copy out of the page cache, the int32 ->
+// int64 widening and one validation pass. Backing the buffers with transparent huge pages cut a
+// warm read 10x (see make_buffer in io/hdf5_io.cpp); a posix_fadvise(WILLNEED) prefetch of the
+// index and value ranges was tried for the cold read and gave no measurable gain, so it is not
+// used.
 #include <fcntl.h>
 #include <unistd.h>
 
