@@ -125,6 +125,19 @@ TEST(Generators, RangesAreSlicesOfTheWholeMatrix) {
   }
 }
 
+TEST(Generators, ParallelWholeMatrixEqualsSerialRanges) {
+  // Large enough that the whole matrix is built by several OpenMP threads (when there are any)
+  // while small ranges are built serially: results must not depend on the split.
+  for (const std::string spec : {"gen:poisson3d:24", "gen:stencil27:22", "gen:rmat:15:4", "gen:lognormal:30000:2:1:50"}) {
+    SCOPED_TRACE(spec);
+    const auto whole = generate(spec, 9);
+    const global_index_type n = whole.rows;
+    for (const row_range r : {row_range{0, 100}, row_range{n / 3, n / 3 + 5000}, row_range{n - 777, n}}) {
+      EXPECT_EQ(generate_rows(spec, r, 9), slice_rows(whole, r));
+    }
+  }
+}
+
 TEST(Generators, SameSeedSameMatrixOtherSeedOtherMatrix) {
   for (const auto& spec : small_specs) {
     SCOPED_TRACE(spec);
