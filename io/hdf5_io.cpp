@@ -19,7 +19,14 @@
 //  - The writer creates "path.tmp.<random>" exclusively, writes the native layout contiguously
 //    (no chunking, no fill values, so each byte is written once), closes, then renames over `path`;
 //    any failure removes the temporary file. Strings are variable-length UTF-8 scalars, which
-//    h5py 3 returns as str (fixed-length ones come back as bytes, which anndata rejects).
+//    h5py 3 returns as str (fixed-length ones come back as bytes, which anndata rejects). The
+//    file uses the HDF5 1.8 format, whose object headers carry checksums.
+//
+// Limits: serial HDF5 is not thread-safe, so these functions must not run concurrently in one
+// process. Truncated files, wrong types, shapes and contents are all reported, but HDF5 1.10
+// itself can still crash or loop on deliberately corrupted metadata it does not checksum (the
+// global heap holding variable-length strings): a byte-flipping fuzz of our files' first 4 KiB
+// gave 3 crashes and 1 hang in 1000 runs, all inside H5Aread of a string attribute.
 #include "io/hdf5_io.hpp"
 
 #include <algorithm>
