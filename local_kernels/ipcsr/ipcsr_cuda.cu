@@ -1,8 +1,9 @@
 // CUDA IPCSR SpMV (seed 004): one thread block of nt = 1024 threads per row block.
 //
 //   multi-row block   stage values[k] * x[col_idx[k]] for the block's nonzeros in dynamic shared
-//                     memory (coalesced, 16-byte loads of col_idx and values where the arrays are
-//                     16-byte aligned, 4 products in flight per thread), __syncthreads, then P
+//                     memory (coalesced; 16-byte loads of values, 16 (float) or 8 (double) byte
+//                     loads of col_idx where the arrays are 16-byte aligned; 4 products in flight
+//                     per thread), __syncthreads, then P
 //                     threads per row (P from the build's decision tree) sum the row's products
 //                     and combine them with warp shuffles.
 //   single-row block  the block strides over the row from global memory with 4 accumulators per
@@ -12,7 +13,8 @@
 //   block_threads (ipcsr.hpp) 1024 and min_blocks_per_sm 2: eq. 3 of the paper on Hopper, 2048
 //     threads per SM in two blocks of 113 KB stage each; __launch_bounds__(1024, 2) caps the
 //     kernel at 32 registers so that both blocks fit.
-//   4 entries per thread per step (one int4 of columns, 16 or 32 bytes of values, 4 x gathers).
+//   4 entries in flight per thread: float one group (int4 of columns, float4 of values, 4 x
+//     gathers); double two groups of (int2, double2, 2 x gathers). Wider spilled at 32 registers.
 //
 // Shared memory beyond 48 KB needs cudaFuncSetAttribute; prepare() raises the limit once per
 // kernel and device (to the largest stage seen), after checking it against
@@ -42,8 +44,9 @@ __device__ __forceinline__ V finish(V alpha, V sum, V beta, const V* y, global_i
   return beta == V(0) ? alpha * sum : alpha * sum + beta * y[r];
 }
 
-// Entries per 16-byte load of values: 4 floats or 2 doubles. Keeping the group to 16 bytes of
-// values holds the kernel at 32 registers without spills (4 doubles per thread spilled).
+// Entries per 16-byte load of values: 4 floats or 2 doubles. The loops unroll to 4 entries in
+// flight per thread (two groups for double); one group of 4 doubles (32-byte values), or 8
+// floats in flight, spilled at the 32-register cap.
 template <typename V>
 constexpr int group = 16 / static_cast<int>(sizeof(V));
 
@@ -87,10 +90,11 @@ __device__ __forceinline__ void stage_products(const ipcsr_view<V>& a, const V* 
   const int tid = static_cast<int>(threadIdx.x);
   if constexpr (Vec) {
     constexpr offset_type G = group<V>;
+    constexpr int steps = 4 / group<V>;  // 4 entries in flight per thread
     const offset_type body_begin = std::min(end, (begin + G - 1) & ~(G - 1));
     const offset_type body_end = std::max(body_begin, end & ~(G - 1));
     if (begin + tid < body_begin) stage[begin + tid - base] = product(a, x, begin + tid);
-#pragma unroll 1
+#pragma unroll steps
     for (offset_type g = body_begin + G * tid; g < body_end; g += G * nt) {
       V p[G];
       products(a, x, g, p);
@@ -120,10 +124,11 @@ __device__ __forceinline__ V partial_sum(const ipcsr_view<V>& a, const V* __rest
   V s0 = 0, s1 = 0, s2 = 0, s3 = 0;
   if constexpr (Vec) {
     constexpr offset_type G = group<V>;
+    constexpr int steps = 4 / group<V>;  // 4 entries in flight per thread
     const offset_type body_begin = std::min(end, (begin + G - 1) & ~(G - 1));
     const offset_type body_end = std::max(body_begin, end & ~(G - 1));
     if (begin + tid < body_begin) s0 += product(a, x, begin + tid);
-#pragma unroll 1
+#pragma unroll steps
     for (offset_type g = body_begin + G * tid; g < body_end; g += G * nt) {
       V p[G];
       products(a, x, g, p);
