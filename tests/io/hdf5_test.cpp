@@ -89,7 +89,11 @@ hid_t memory_type() {
 /// A new HDF5 file for building test inputs, foreign layouts and broken ones alike.
 class h5_builder {
  public:
-  explicit h5_builder(const std::string& path) : file_(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)) {
+  /// `user_block` bytes before the HDF5 data, as MATLAB v7.3 files have (512 bytes).
+  explicit h5_builder(const std::string& path, hsize_t user_block = 0) {
+    h5_plist create(H5Pcreate(H5P_FILE_CREATE));
+    if (user_block > 0) H5Pset_userblock(create.get(), user_block);
+    file_ = h5_file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, create.get(), H5P_DEFAULT));
     if (!file_) throw std::runtime_error("cannot create " + path);
   }
   hid_t file() const { return file_.get(); }
@@ -402,7 +406,7 @@ TEST_F(Hdf5Test, UnsortedAndRepeatedColumnsAreSortedAndSummed) {
 
 /// small_matrix() in MATLAB's column-major sparse layout.
 void write_matlab(const std::string& path, const std::string& group, bool empty = false) {
-  h5_builder b(path);
+  h5_builder b(path, /*user_block=*/512);
   const hid_t g = b.group(group);
   b.attribute(g, "MATLAB_sparse", H5T_STD_U64LE, std::vector<std::uint64_t>{4}, /*scalar=*/true);
   b.string_attribute(g, "MATLAB_class", "double", /*fixed=*/true);
