@@ -24,6 +24,7 @@ struct case_result {
   double max_violation = 0;  // max over rows of error / bound (must be <= 1)
   global_index_type worst_row = -1;
   bool nan = false;
+  std::string refused;  // non-empty when the format declined to build this matrix
 };
 
 /// Runs `format` on `a` (converted to V) with random alpha, beta, x, y and compares with the
@@ -40,7 +41,16 @@ case_result run_case(const std::string& format, const csr_matrix<double, index_t
   auto y0 = test::random_vector<V>(a.rows, seed + 2);
   if (beta_zero) std::fill(y0.begin(), y0.end(), std::numeric_limits<V>::quiet_NaN());
 
-  auto op = make_operator<V>(format, av, where);
+  std::unique_ptr<local_operator<V>> op;
+  try {
+    op = make_operator<V>(format, av, where);
+  } catch (const bad_input& e) {
+    // A format may refuse a matrix it cannot store sensibly (HDIA with many diagonals, ELL-G with
+    // huge padding); refusing is correct behaviour, computing a wrong y is not.
+    case_result refused;
+    refused.refused = e.what();
+    return refused;
+  }
   std::vector<V> y = y0;
   if (where == backend::host) {
     op->apply(alpha, x.data(), beta, y.data());
@@ -90,6 +100,11 @@ std::vector<std::string> formats_for(backend where) {
 
 class FormatTest : public ::testing::TestWithParam<std::tuple<std::string, backend>> {
  protected:
+  int refusals_ = 0;
+  int ran_ = 0;
+  void TearDown() override {
+    if (refusals_ > 0) std::printf("  %s declined %d case(s)\n", std::get<0>(GetParam()).c_str(), refusals_);
+  }
   void SetUp() override {
     if (std::get<1>(GetParam()) == backend::cuda && cuda_device_count() == 0)
       GTEST_SKIP() << "no CUDA device (or built without CUDA)";
@@ -98,6 +113,11 @@ class FormatTest : public ::testing::TestWithParam<std::tuple<std::string, backe
     const auto& [format, where] = GetParam();
     for (bool beta_zero : {true, false}) {
       const auto d = run_case<double>(format, m.a, where, beta_zero, seed);
+      if (!d.refused.empty()) {
+        ++refusals_;
+        continue;
+      }
+      ++ran_;
       EXPECT_FALSE(d.nan) << format << " double on " << m.name << ": NaN in row " << d.worst_row;
       EXPECT_LE(d.max_violation, 1.0) << format << " double on " << m.name << ", worst row " << d.worst_row
                                       << (beta_zero ? " (beta = 0)" : "");
@@ -112,6 +132,7 @@ class FormatTest : public ::testing::TestWithParam<std::tuple<std::string, backe
 TEST_P(FormatTest, MatchesReferenceOnEdgeCases) {
   std::uint64_t seed = 100;
   for (const auto& m : test::edge_case_matrices()) check(m, ++seed);
+  EXPECT_GE(ran_, 8) << "the format declined almost every edge case";
 }
 
 TEST_P(FormatTest, MatchesReferenceOnRealMatrices) {
