@@ -81,14 +81,27 @@ class cusparse_operator final : public local_operator<V> {
   }
 
  private:
+  // cuSPARSE wants row offsets and columns of one index width: 32-bit while nnz fits, else
+  // 64-bit columns too (CUDA 13: "different index sizes ... is not currently supported").
   void create_csr(const csr_matrix<V, index_type>& a) {
-    const auto* row_ptr = storage_.upload(a.row_ptr);
-    const auto* col_idx = storage_.upload(a.col_idx);
     const auto* values = storage_.upload(a.values);
-    DSPMV_CUSPARSE_CHECK(cusparseCreateCsr(&mat_, rows_, cols_, nnz_, const_cast<offset_type*>(row_ptr),
-                                           const_cast<index_type*>(col_idx), const_cast<V*>(values),
-                                           CUSPARSE_INDEX_64I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
-                                           data_type<V>()));
+    if (nnz_ <= std::numeric_limits<index_type>::max()) {
+      const std::vector<index_type> row_ptr32(a.row_ptr.begin(), a.row_ptr.end());
+      const auto* row_ptr = storage_.upload(row_ptr32);
+      const auto* col_idx = storage_.upload(a.col_idx);
+      DSPMV_CUSPARSE_CHECK(cusparseCreateCsr(&mat_, rows_, cols_, nnz_, const_cast<index_type*>(row_ptr),
+                                             const_cast<index_type*>(col_idx), const_cast<V*>(values),
+                                             CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                                             data_type<V>()));
+    } else {
+      const std::vector<offset_type> col_idx64(a.col_idx.begin(), a.col_idx.end());
+      const auto* row_ptr = storage_.upload(a.row_ptr);
+      const auto* col_idx = storage_.upload(col_idx64);
+      DSPMV_CUSPARSE_CHECK(cusparseCreateCsr(&mat_, rows_, cols_, nnz_, const_cast<offset_type*>(row_ptr),
+                                             const_cast<offset_type*>(col_idx), const_cast<V*>(values),
+                                             CUSPARSE_INDEX_64I, CUSPARSE_INDEX_64I, CUSPARSE_INDEX_BASE_ZERO,
+                                             data_type<V>()));
+    }
     stats_.padding_ratio = 1.0;
   }
 
