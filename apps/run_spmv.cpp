@@ -158,7 +158,9 @@ int run_typed(const run_options& o) {
 
   // ---- formats to run ----
   std::vector<std::pair<std::string, std::string>> formats;  // name, reason
+  std::string auto_pick;  // with --format all, what auto would have chosen (for the benchmark summary)
   if (o.format == "all") {
+    auto_pick = select_format(rs, where).format;
     for (const auto& f : registered_formats())
       if (where == backend::host ? f.host : f.cuda) formats.push_back({f.name, "--format all"});
   } else if (o.format == "auto" && o.tune) {
@@ -269,6 +271,7 @@ int run_typed(const run_options& o) {
     j["transport"] = "none";
     j["partition"] = "none";
     j["format_per_rank"] = {main_result.format};
+    if (!auto_pick.empty()) j["auto_choice"] = auto_pick;
     j["iters"] = iters;
     j["warmup"] = warmup;
     j["copy_gbps"] = copy_gbps;

@@ -13,6 +13,10 @@ OUT=${OUT:-jobs/results/local}
 mkdir -p "$OUT"
 export DISTSPMV_MATRICES=${DISTSPMV_MATRICES:-$PWD/.device-data/matrices}
 export NCCL_NVLS_ENABLE=0
+# The tree copied to the GPU machine has no .git: take the revision from the caller's file.
+[ -f .device-data/REVISION ] && export DISTSPMV_GIT_REVISION=$(cat .device-data/REVISION)
+PRECISIONS=${PRECISIONS:-double float}
+TEST_FILTER=${TEST_FILTER:-}
 stages=${*:-build tests sanitize bench}
 BUILD=${BUILD:-build-gpu}
 status=0
@@ -29,7 +33,11 @@ fi
 
 if has tests; then
   echo "=== cuda tests"
-  ctest --test-dir "$BUILD" -L cuda --output-on-failure >"$OUT/ctest_cuda.log" 2>&1 || status=1
+  if [ -n "$TEST_FILTER" ]; then
+    "$BUILD/tests/local_kernels/local_kernels_formats_test" --gtest_filter="$TEST_FILTER" >"$OUT/ctest_cuda.log" 2>&1 || status=1
+  else
+    ctest --test-dir "$BUILD" -L cuda --output-on-failure >"$OUT/ctest_cuda.log" 2>&1 || status=1
+  fi
   tail -15 "$OUT/ctest_cuda.log"
   grep -E "^\[  FAILED  \]|Failure|error" "$OUT/ctest_cuda.log" | head -40
 fi
@@ -50,15 +58,13 @@ if has bench || has bench-quick; then
   echo "=== benchmark: --format all, one GPU"
   mkdir -p "$OUT/bench"
   for m in "${bench_set[@]}"; do
-    for p in double float; do
+    for p in $PRECISIONS; do
       name=$(basename "$m" | sed 's/[^A-Za-z0-9._-]/_/g')_$p
       "$BUILD/apps/distspmv" "$m" --format all --backend cuda --precision "$p" --check \
         --json "$OUT/bench/$name.json" >"$OUT/bench/$name.log" 2>&1 || { status=1; echo "FAILED: $m $p"; tail -5 "$OUT/bench/$name.log"; }
-      "$BUILD/apps/distspmv" "$m" --format auto --backend cuda --precision "$p" \
-        --json "$OUT/bench/${name}_auto.json" >"$OUT/bench/${name}_auto.log" 2>&1 || status=1
     done
   done
-  tar czf "$OUT/bench.tgz" -C "$OUT" bench && rm -rf "$OUT/bench.tmp"
-  python3 jobs/summarize_bench.py "$OUT/bench"
+  python3 jobs/summarize_bench.py "$OUT/bench" | tee "$OUT/summary.txt"
+  tar czf "$OUT/bench.tgz" -C "$OUT" bench && rm -rf "$OUT/bench"
 fi
 exit $status

@@ -13,8 +13,6 @@ def main():
     markdown = "--markdown" in sys.argv
     rows = []
     for path in sorted(glob.glob(os.path.join(folder, "*.json"))):
-        if path.endswith("_auto.json"):
-            continue
         run = json.load(open(path))
         res = {r["format"]: r for r in run["results"] if "median_us" in r}
         ours = {k: v for k, v in res.items() if not k.startswith("cusparse")}
@@ -23,12 +21,10 @@ def main():
         best = min(ours.values(), key=lambda r: r["median_us"])
         csr_family = [v for k, v in ours.items() if k.startswith("csr") or k == "ipcsr"]
         best_csr = min(csr_family, key=lambda r: r["median_us"]) if csr_family else None
-        auto_path = path[:-5] + "_auto.json"
-        auto = json.load(open(auto_path)) if os.path.exists(auto_path) else None
         base = res["cusparse"]["median_us"]
         sell = res.get("cusparse-sell")
-        auto_fmt = auto["format_per_rank"][0] if auto else "-"
-        auto_us = auto["apply_median_us"] if auto else float("nan")
+        auto_fmt = run.get("auto_choice", "-")
+        auto_us = res[auto_fmt]["median_us"] if auto_fmt in res else float("nan")
         rows.append([
             os.path.basename(run["matrix"]["source"]), run["precision"], f'{run["copy_gbps"]:.0f}',
             f'{res["cusparse"]["effective_gbps"]:.0f}',
