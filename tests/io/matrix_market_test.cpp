@@ -633,10 +633,10 @@ TEST(MatrixMarketWrite, UnwritableFolderGivesBadInputNamingThePath) {
 
 // ---- fuzz regressions and checked-in data ----------------------------------------------------
 
-TEST(MatrixMarketFuzzRegressions, EveryRegressionAndDataFileReadsOrThrowsBadInput) {
+TEST(MatrixMarketFuzzRegressions, EveryRegressionSeedAndDataFileReadsOrThrowsBadInput) {
   const fs::path root = fs::path(test::test_data_dir()).parent_path();
   int files = 0;
-  for (const fs::path& folder : {root / "fuzz" / "regressions", root / "data"}) {
+  for (const fs::path& folder : {root / "fuzz" / "regressions", root / "fuzz" / "corpus", root / "data"}) {
     if (!fs::is_directory(folder)) continue;
     for (const auto& e : fs::directory_iterator(folder)) {
       if (!e.is_regular_file()) continue;
