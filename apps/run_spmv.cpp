@@ -194,8 +194,17 @@ int run_typed(const run_options& o) {
       if (where == backend::cuda) device_synchronize();
       r.setup_ms = 1e3 * seconds_since(t0);
     } catch (const bad_input& e) {
-      if (o.format != "all") throw;
-      r.failure = e.what();  // a format refusing this matrix (e.g. HDIA with many diagonals)
+      if (o.format == "auto" && name != "csr") {  // the pick declined this matrix: CSR always builds
+        r.format = "csr";
+        r.reason = reason + "; but " + name + " declined (" + e.problem() + "), so csr";
+        op = make_operator<V>("csr", a, where);
+      } else if (o.format != "all") {
+        throw;
+      } else {
+        r.failure = e.problem();  // e.g. HDIA with many diagonals, under --format all
+      }
+    }
+    if (!op) {
       results.push_back(r);
       continue;
     }

@@ -7,11 +7,11 @@
 
 namespace distspmv::csr {
 
-/// Nonzeros one adaptive row block stages through shared memory (threads per block x entries
-/// per thread); a single row longer than this gets a block of its own.
-constexpr offset_type adaptive_block_nnz = 1024;
-/// At most this many rows per adaptive block (one per thread of the block).
-constexpr offset_type adaptive_block_rows = 256;
+/// Nonzeros one adaptive row block stages through shared memory (256 threads x 8 entries; must
+/// match adaptive_stage in csr_cuda.cu); a single row longer than this gets a block of its own.
+constexpr offset_type adaptive_block_nnz = 2048;
+/// At most this many rows per adaptive block (two per thread of the block).
+constexpr offset_type adaptive_block_rows = 512;
 
 int vector_threads_per_row(double mean_row_length) {
   int t = 2;

@@ -10,8 +10,11 @@ namespace distspmv::csr {
 namespace {
 
 constexpr int block_threads = 256;
-/// Matches csr_build.cpp: nonzeros a multi-row adaptive block stages in shared memory.
-constexpr int adaptive_stage = 1024;
+/// Match csr_build.cpp: nonzeros and rows of a multi-row adaptive block.
+constexpr int adaptive_stage = 2048;
+constexpr int adaptive_rows = 512;
+/// Rows up to this length are summed by one thread, longer ones by a warp (H100, rmat:22:16).
+constexpr int short_row = 8;
 
 template <typename V>
 __device__ __forceinline__ V finish(V alpha, V sum, V beta, const V* y, global_index_type r) {
@@ -55,26 +58,60 @@ __device__ V block_sum(V v, V* scratch) {
   return v;
 }
 
-// One thread block per row block. Several rows: the block's products are staged through shared
-// memory with coalesced loads, then each thread sums one row. One row (possibly longer than the
-// stage): all threads stride over it and reduce.
+// One thread block per row block (CSR-Adaptive, with the reduction split by row length).
+//  1. stage:  the block's products a_k * x[col_k] go to shared memory with coalesced loads,
+//             every thread issuing its loads before using any (several loads in flight);
+//  2. short:  each thread sums the rows of at most short_row entries serially;
+//  3. long:   longer rows are queued, and each warp sums queued rows with 32 lanes, so one long
+//             row in a block of short ones (power-law graphs) no longer stalls a whole warp.
+// A block holding one row longer than the stage streams it with all threads instead.
 template <typename V>
 __global__ void __launch_bounds__(block_threads) adaptive_kernel(csr_view<V> a, V alpha, const V* __restrict__ x, V beta,
                                                                  V* __restrict__ y) {
   __shared__ V stage[adaptive_stage];
   __shared__ V scratch[block_threads / 32];
+  __shared__ index_type queue[adaptive_rows];
+  __shared__ int queued;
   const global_index_type first = a.row_blocks[blockIdx.x];
   const global_index_type last = a.row_blocks[blockIdx.x + 1];
   const offset_type begin = a.row_ptr[first];
   if (last - first > 1) {
-    const offset_type n = a.row_ptr[last] - begin;  // <= adaptive_stage by construction
-    for (offset_type i = threadIdx.x; i < n; i += block_threads)
-      stage[i] = a.values[begin + i] * __ldg(x + a.col_idx[begin + i]);
+    if (threadIdx.x == 0) queued = 0;
+    const int n = static_cast<int>(a.row_ptr[last] - begin);  // <= adaptive_stage by construction
+    constexpr int per_thread = adaptive_stage / block_threads;
+    index_type col[per_thread];
+    V val[per_thread];
+#pragma unroll
+    for (int j = 0; j < per_thread; ++j) {
+      const int i = threadIdx.x + j * block_threads;
+      col[j] = i < n ? a.col_idx[begin + i] : 0;
+      val[j] = i < n ? a.values[begin + i] : V(0);
+    }
+#pragma unroll
+    for (int j = 0; j < per_thread; ++j) {
+      const int i = threadIdx.x + j * block_threads;
+      if (i < n) stage[i] = val[j] * __ldg(x + col[j]);
+    }
     __syncthreads();
     for (global_index_type r = first + threadIdx.x; r < last; r += block_threads) {
+      const int lo = static_cast<int>(a.row_ptr[r] - begin), hi = static_cast<int>(a.row_ptr[r + 1] - begin);
+      if (hi - lo > short_row) {
+        queue[atomicAdd(&queued, 1)] = static_cast<index_type>(r - first);
+        continue;
+      }
       V sum = 0;
-      for (offset_type k = a.row_ptr[r] - begin; k < a.row_ptr[r + 1] - begin; ++k) sum += stage[k];
+      for (int k = lo; k < hi; ++k) sum += stage[k];
       y[r] = finish(alpha, sum, beta, y, r);
+    }
+    __syncthreads();
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    for (int q = warp; q < queued; q += block_threads / 32) {
+      const global_index_type r = first + queue[q];
+      const int lo = static_cast<int>(a.row_ptr[r] - begin), hi = static_cast<int>(a.row_ptr[r + 1] - begin);
+      V sum = 0;
+      for (int k = lo + lane; k < hi; k += 32) sum += stage[k];
+      for (int off = 16; off > 0; off /= 2) sum += __shfl_down_sync(0xffffffffu, sum, off);
+      if (lane == 0) y[r] = finish(alpha, sum, beta, y, r);
     }
   } else {
     V sum = 0;
