@@ -5,8 +5,16 @@
 // FILE: times reading that file. MB/s counts the decompressed text, so plain and gzip figures
 // compare the same work; the gzip line also gives the compressed size.
 //
-// Measured (GCC 12 -O3 Release, one core of the shared 2-core dev machine, other jobs running):
-//   RESULTS_PLACEHOLDER
+// Measured 2026-11-22 (GCC 12, Release, one core of the shared 2-core AMD EPYC dev VM, load
+// average about 3 from other users; 120.8 MB text, 1M x 1M, 3.60 M nnz, shortest-repr values):
+//   plain .mtx        590-620 MB/s wall, 17.5-18.5 M nnz/s (CPU time: 600-625 MB/s per core)
+//   .mtx.gz (52.9 MB) 200-235 MB/s of text, 6.0-7.0 M nnz/s (zlib inflate takes over half)
+//   parse only        760-820 MB/s (text already in memory: no read(), no text page faults)
+// Under heavier load (load average 6) the same runs gave 200-340 MB/s wall, 400-550 MB/s of CPU.
+// Shared matrices (gzip, MB/s of text): uk-2007-05@100000 (pattern, 3.05 M nnz) 175 MB/s,
+// 14.9 M nnz/s; cage11 (real, 0.56 M nnz) 195 MB/s.
+// Huge pages matter on this VM: a 4 KiB first-touch fault costs ~20 us, so read() into fresh
+// memory ran at ~200 MB/s without MADV_HUGEPAGE and ~4.5 GB/s with it (see advise_huge_pages).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -114,6 +122,18 @@ double time_parse_only(const std::string& path, int repeats) {
   return times[times.size() / 2];
 }
 
+/// Bytes of text in a file: its size, or for gzip its decompressed size.
+double text_size(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw std::runtime_error("cannot open " + path);
+  const auto size = static_cast<std::size_t>(std::filesystem::file_size(path));
+  std::vector<char> bytes(size);
+  const std::size_t got = std::fread(bytes.data(), 1, size, f);
+  std::fclose(f);
+  if (!distspmv::io::detail::is_gzip(bytes.data(), got)) return static_cast<double>(got);
+  return static_cast<double>(distspmv::io::detail::gunzip(bytes.data(), got, path).size());
+}
+
 void report(const char* label, const std::string& path, double text_size, const timing& t) {
   const double file_size = static_cast<double>(std::filesystem::file_size(path));
   std::printf("%-6s %s: %.1f MB on disk, %.1f MB text, %lld nnz\n", label, path.c_str(), file_size / 1e6,
@@ -130,8 +150,7 @@ int main(int argc, char** argv) {
     if (argc > 1) {
       const std::string path = argv[1];
       const timing t = time_read(path, 3);
-      std::printf("(MB/s counts the bytes on disk for a named file)\n");
-      report("file", path, static_cast<double>(std::filesystem::file_size(path)), t);
+      report("file", path, text_size(path), t);
       return 0;
     }
     const std::string plain = "/tmp/distspmv_bench_matrix_market.mtx";
@@ -140,7 +159,7 @@ int main(int argc, char** argv) {
     const csr_matrix<double> a = random_matrix(1'000'000, 3'600'000, 42);
     distspmv::io::write_matrix_market(plain, a);
     distspmv::io::write_matrix_market(gz, a);
-    const double text = static_cast<double>(std::filesystem::file_size(plain));
+    const double text = text_size(plain);
 
     const timing tp = time_read(plain, 3);
     report("plain", plain, text, tp);

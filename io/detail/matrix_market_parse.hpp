@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <functional>
 #include <limits>
+#include <new>
 #include <string>
 
 #include "common/csr_matrix.hpp"
@@ -75,6 +76,7 @@ class byte_buffer {
   /// Grows the allocation to at least `n` bytes (contents kept); throws std::bad_alloc.
   void reserve(std::size_t n) {
     if (n <= capacity_) return;
+    if (n > static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max())) throw std::bad_alloc();
     void* p = std::realloc(data_, n);
     if (!p) throw std::bad_alloc();
     data_ = static_cast<char*>(p);
