@@ -66,15 +66,13 @@ format_choice select_format(const row_statistics& s, backend where) {
   if (s.diagonals <= 32 && s.mean_length >= 0.5 * static_cast<double>(s.diagonals))
     return {"hdia", fmt::format("{} diagonals, mean row length {:.1f}: diagonal storage needs no column indices",
                                 s.diagonals, s.mean_length)};
-  // 2. Regular rows: sliced ELL with two rows per thread and 16-byte loads (no padding to speak of).
-  if (s.sell32_padding <= 1.15 && static_cast<double>(s.max_length) <= 2.0 * s.mean_length + 8)
-    return {"sell-c64-r2", fmt::format("regular rows: SELL-32 padding {:.2f}, max row {} (mean {:.1f})",
-                                       s.sell32_padding, s.max_length, s.mean_length)};
-  // 3. Short, uneven rows: ELLR-T's per-row lengths skip the padding while the layout stays
-  //    coalesced (cage11: 1.5x cuSPARSE); past padding 2.5 the padded bytes cost more.
+  // 2. Regular or short uneven rows: ELLR-T (its row lengths skip the padding while loads stay
+  //    coalesced). Within 4% of the best non-diagonal format on poisson3d, 6% on cage11, where
+  //    SELL-64 lost 17%; past ELL padding 2.5 the padded bytes cost more than CSR's row pointers.
   if (s.max_length <= 64 && s.ell_padding <= 2.5)
-    return {"ellr", fmt::format("short uneven rows: max {} , ELL padding {:.2f} <= 2.5", s.max_length, s.ell_padding)};
-  // 4. Anything irregular: adaptive CSR (no padding; long rows get a warp or a block).
+    return {"ellr", fmt::format("regular or short rows: max {} (mean {:.1f}), ELL padding {:.2f} <= 2.5",
+                                s.max_length, s.mean_length, s.ell_padding)};
+  // 3. Anything irregular: adaptive CSR (no padding; long rows get a warp or a block).
   return {"csr", fmt::format("irregular rows: max {} vs mean {:.1f}, SELL-32 padding {:.2f}: adaptive CSR avoids padding",
                              s.max_length, s.mean_length, s.sell32_padding)};
 }

@@ -15,6 +15,8 @@ constexpr int adaptive_stage = 2048;
 constexpr int adaptive_rows = 512;
 /// Rows up to this length are summed by one thread, longer ones by a warp (H100, rmat:22:16).
 constexpr int short_row = 8;
+/// Lanes that sum one queued (longer) row of an adaptive block.
+constexpr int long_row_lanes = 16;
 
 template <typename V>
 __device__ __forceinline__ V finish(V alpha, V sum, V beta, const V* y, global_index_type r) {
@@ -104,19 +106,41 @@ __global__ void __launch_bounds__(block_threads) adaptive_kernel(csr_view<V> a, 
       y[r] = finish(alpha, sum, beta, y, r);
     }
     __syncthreads();
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    for (int q = warp; q < queued; q += block_threads / 32) {
-      const global_index_type r = first + queue[q];
-      const int lo = static_cast<int>(a.row_ptr[r] - begin), hi = static_cast<int>(a.row_ptr[r + 1] - begin);
+    // Half-warps take the queued rows: two rows per warp at a time (queued rows are mostly a
+    // few dozen entries long, lognormal bench); the loop bound is uniform across the warp.
+    const int group = threadIdx.x / long_row_lanes, lane = threadIdx.x % long_row_lanes;
+    const int n_queued = queued;
+    for (int q0 = group - group % (32 / long_row_lanes); q0 < n_queued; q0 += block_threads / long_row_lanes) {
+      const int q = q0 + group % (32 / long_row_lanes);
       V sum = 0;
-      for (int k = lo + lane; k < hi; k += 32) sum += stage[k];
-      for (int off = 16; off > 0; off /= 2) sum += __shfl_down_sync(0xffffffffu, sum, off);
-      if (lane == 0) y[r] = finish(alpha, sum, beta, y, r);
+      global_index_type r = -1;
+      if (q < n_queued) {
+        r = first + queue[q];
+        const int lo = static_cast<int>(a.row_ptr[r] - begin), hi = static_cast<int>(a.row_ptr[r + 1] - begin);
+        for (int k = lo + lane; k < hi; k += long_row_lanes) sum += stage[k];
+      }
+      for (int off = long_row_lanes / 2; off > 0; off /= 2) sum += __shfl_down_sync(0xffffffffu, sum, off, long_row_lanes);
+      if (lane == 0 && r >= 0) y[r] = finish(alpha, sum, beta, y, r);
     }
   } else {
+    // One long row: each thread keeps `unroll` independent loads in flight, since the chain
+    // column -> x[column] is two dependent memory latencies (rmat:22:16's 98002-entry row took
+    // half the kernel's time with one load pair in flight).
+    constexpr int unroll = 8;
+    const offset_type end = a.row_ptr[first + 1];
+    V part[unroll] = {};
+    offset_type k = begin + threadIdx.x;
+    for (; k + (unroll - 1) * block_threads < end; k += unroll * block_threads) {
+      index_type c[unroll];
+#pragma unroll
+      for (int j = 0; j < unroll; ++j) c[j] = a.col_idx[k + j * block_threads];
+#pragma unroll
+      for (int j = 0; j < unroll; ++j) part[j] += a.values[k + j * block_threads] * __ldg(x + c[j]);
+    }
+    for (; k < end; k += block_threads) part[0] += a.values[k] * __ldg(x + a.col_idx[k]);
     V sum = 0;
-    for (offset_type k = begin + threadIdx.x; k < a.row_ptr[first + 1]; k += block_threads)
-      sum += a.values[k] * __ldg(x + a.col_idx[k]);
+#pragma unroll
+    for (int j = 0; j < unroll; ++j) sum += part[j];
     sum = block_sum(sum, scratch);
     if (threadIdx.x == 0) y[first] = finish(alpha, sum, beta, y, first);
   }
