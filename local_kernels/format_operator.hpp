@@ -7,7 +7,8 @@
 //     template <class V> using view = ...;        // trivially copyable pointers + sizes
 //     template <class V, class Map> static view<V> view_of(const matrix<V>&, Map&& map);
 //   };
-//   and free functions build, spmv_reference, spmv_cuda in the format's namespace.
+//   and free functions build, spmv_reference(view, ...), spmv_cuda(view, ...) in the format's
+//   namespace, which apply() finds by argument-dependent lookup on the view type.
 //
 // view_of receives `map`, which turns each host std::vector into the pointer the view stores:
 // its data() for the host backend, a device copy for the CUDA backend. So one function says
@@ -22,8 +23,8 @@
 
 namespace distspmv {
 
-/// local_operator over a format described by Traits; the three functions are passed as the
-/// format's free functions so that dispatch stays static.
+/// local_operator over a format described by Traits; the SpMV calls resolve statically to the
+/// format's free functions.
 template <typename Traits, typename V>
 class format_operator final : public local_operator<V> {
  public:
@@ -47,9 +48,9 @@ class format_operator final : public local_operator<V> {
 
   void apply(V alpha, const V* x, V beta, V* y, cuda_stream_t stream) const override {
     if (where_ == backend::host)
-      Traits::spmv_reference(view_, alpha, x, beta, y);
+      spmv_reference(view_, alpha, x, beta, y);
     else
-      Traits::spmv_cuda(view_, alpha, x, beta, y, stream);
+      spmv_cuda(view_, alpha, x, beta, y, stream);
   }
 
   const matrix_type& matrix() const noexcept { return m_; }

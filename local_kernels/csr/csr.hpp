@@ -103,14 +103,6 @@ struct traits {
     v.threads_per_row = m.params.threads_per_row;
     return v;
   }
-  template <typename V>
-  static void spmv_reference(const csr_view<V>& a, V alpha, const V* x, V beta, V* y) {
-    csr::spmv_reference(a, alpha, x, beta, y);
-  }
-  template <typename V>
-  static void spmv_cuda(const csr_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_stream_t s) {
-    csr::spmv_cuda(a, alpha, x, beta, y, s);
-  }
 };
 
 }  // namespace distspmv::csr

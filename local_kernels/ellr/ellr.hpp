@@ -136,14 +136,6 @@ struct traits {
     v.tail_values = map(m.tail_values);
     return v;
   }
-  template <typename V>
-  static void spmv_reference(const ellr_view<V>& a, V alpha, const V* x, V beta, V* y) {
-    ellr::spmv_reference(a, alpha, x, beta, y);
-  }
-  template <typename V>
-  static void spmv_cuda(const ellr_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_stream_t s) {
-    ellr::spmv_cuda(a, alpha, x, beta, y, s);
-  }
 };
 
 }  // namespace distspmv::ellr

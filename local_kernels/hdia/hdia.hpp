@@ -110,14 +110,6 @@ struct traits {
     v.values = map(m.values);
     return v;
   }
-  template <typename V>
-  static void spmv_reference(const hdia_view<V>& a, V alpha, const V* x, V beta, V* y) {
-    hdia::spmv_reference(a, alpha, x, beta, y);
-  }
-  template <typename V>
-  static void spmv_cuda(const hdia_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_stream_t s) {
-    hdia::spmv_cuda(a, alpha, x, beta, y, s);
-  }
 };
 
 }  // namespace distspmv::hdia

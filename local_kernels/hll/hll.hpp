@@ -125,14 +125,6 @@ struct traits {
     v.threads_per_row = m.params.threads_per_row;
     return v;
   }
-  template <typename V>
-  static void spmv_reference(const hll_view<V>& a, V alpha, const V* x, V beta, V* y) {
-    hll::spmv_reference(a, alpha, x, beta, y);
-  }
-  template <typename V>
-  static void spmv_cuda(const hll_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_stream_t s) {
-    hll::spmv_cuda(a, alpha, x, beta, y, s);
-  }
 };
 
 }  // namespace distspmv::hll

@@ -139,14 +139,6 @@ struct traits {
     v.stage_entries = m.stage_entries;
     return v;
   }
-  template <typename V>
-  static void spmv_reference(const ipcsr_view<V>& a, V alpha, const V* x, V beta, V* y) {
-    ipcsr::spmv_reference(a, alpha, x, beta, y);
-  }
-  template <typename V>
-  static void spmv_cuda(const ipcsr_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_stream_t s) {
-    ipcsr::spmv_cuda(a, alpha, x, beta, y, s);
-  }
 };
 
 }  // namespace distspmv::ipcsr

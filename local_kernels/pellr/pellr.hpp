@@ -104,14 +104,6 @@ struct traits {
     v.values = map(m.values);
     return v;
   }
-  template <typename V>
-  static void spmv_reference(const pellr_view<V>& a, V alpha, const V* x, V beta, V* y) {
-    pellr::spmv_reference(a, alpha, x, beta, y);
-  }
-  template <typename V>
-  static void spmv_cuda(const pellr_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_stream_t s) {
-    pellr::spmv_cuda(a, alpha, x, beta, y, s);
-  }
 };
 
 }  // namespace distspmv::pellr

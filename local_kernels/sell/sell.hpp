@@ -122,14 +122,6 @@ struct traits {
     v.perm = m.perm.empty() ? nullptr : map(m.perm);
     return v;
   }
-  template <typename V>
-  static void spmv_reference(const sell_view<V>& a, V alpha, const V* x, V beta, V* y) {
-    sell::spmv_reference(a, alpha, x, beta, y);
-  }
-  template <typename V>
-  static void spmv_cuda(const sell_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_stream_t s) {
-    sell::spmv_cuda(a, alpha, x, beta, y, s);
-  }
 };
 
 }  // namespace distspmv::sell
