@@ -1,0 +1,172 @@
+// The public C++ API of distspmv (DESIGN.md §1, §9): a square sparse matrix distributed over the
+// ranks of a communicator, one GPU per rank, applied as y = alpha * A * x + beta * y.
+//
+// Two row layouts exist:
+//   * the caller's layout: the rows each rank handed in (or read from a file), contiguous
+//     global ids [caller_first_row(), caller_first_row() + caller_rows());
+//   * the partitioned layout: after METIS (or the block partitioner) rank r owns the contiguous
+//     new ids [first_row(), first_row() + local_rows()). apply() works in this layout;
+//     to_partitioned()/from_partitioned() move vectors between the two.
+//
+// Setup (create, update_values) is collective and may allocate; apply() is collective (every rank
+// must call it, as with MPI), allocates nothing, performs no device-wide synchronisation and no
+// barrier, and on the CUDA backend only enqueues work ordered after what is already on `stream`.
+//
+//   auto A = distspmv::distributed_matrix<double>::from_source(MPI_COMM_WORLD, "A.h5");
+//   std::vector<double> x(A.local_rows(), 1.0), y(A.local_rows());
+//   A.apply(1.0, x.data(), 0.0, y.data());          // host or device pointers
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/types.hpp"
+#include "local_kernels/local_operator.hpp"
+
+namespace distspmv {
+
+enum class partitioner { metis, block };
+
+/// How the halo of x travels between ranks (DESIGN.md §5).
+enum class transport_kind {
+  automatic,   ///< NCCL on the CUDA backend when every rank has its own GPU, else the best MPI path
+  nccl,        ///< NCCL grouped send/recv, device buffers (CUDA backend)
+  mpi_cuda,    ///< MPI on device buffers (needs a CUDA-aware MPI)
+  mpi_staged,  ///< device → pinned host, MPI persistent requests, → device (CUDA backend)
+  mpi_host,    ///< MPI persistent requests on host buffers (host backend)
+};
+
+const char* to_string(partitioner p);
+const char* to_string(transport_kind t);
+/// Parses the command-line names: metis|block and auto|nccl|mpi-cuda|mpi-staged|mpi-host.
+partitioner parse_partitioner(const std::string& name);
+transport_kind parse_transport(const std::string& name);
+
+struct matrix_options {
+  std::string format = "auto";      ///< local storage format (format_registry.hpp) or "auto"
+  partitioner partition = partitioner::metis;
+  backend where = backend::cuda;
+  transport_kind transport = transport_kind::automatic;
+  int metis_seed = 1;
+  std::string h5_group;             ///< from_source: HDF5 group ("" finds it)
+  std::uint64_t generator_seed = 1; ///< from_source: seed of random generators
+  bool allow_nonfinite = false;     ///< accept NaN/Inf values in the input
+};
+
+/// Where memory passed to the API lives.
+enum class memory_space { host, device };
+
+/// Facts about the local block and the halo of this rank (queries and the report).
+struct rank_summary {
+  int rank = 0;
+  global_index_type rows = 0;           ///< owned rows
+  offset_type nnz = 0;                  ///< nonzeros of the owned rows
+  global_index_type interior_rows = 0;  ///< owned rows without ghost columns
+  global_index_type boundary_rows = 0;
+  offset_type halo_nnz = 0;             ///< nonzeros in ghost columns
+  global_index_type ghosts = 0;         ///< distinct ghost columns (entries received per apply)
+  global_index_type sends = 0;          ///< entries sent per apply
+  int neighbours = 0;                   ///< ranks this rank receives from or sends to
+  std::string format;                   ///< local format in use
+  std::string format_reason;            ///< why (auto) or "requested"
+};
+
+/// Partition quality (collective figures, equal on every rank).
+struct partition_summary {
+  std::string method;                  ///< "metis" or "block"
+  offset_type edge_cut = 0;            ///< nonzeros a(i, j) with i, j on different ranks
+  offset_type halo_entries_total = 0;  ///< sum over ranks of ghost columns
+  offset_type halo_entries_max = 0;
+  double nnz_imbalance = 1.0;          ///< max nnz / mean nnz
+};
+
+/// Seconds spent in each setup phase on this rank.
+struct setup_times {
+  double read = 0, partition = 0, redistribute = 0, build = 0;
+};
+
+template <typename ValueType>
+class distributed_matrix {
+ public:
+  using value_type = ValueType;
+
+  /// Collective. Each rank passes its rows of the caller's layout: `rows` consecutive global
+  /// rows starting at `first_row` (ranges of the ranks in rank order, covering [0, global_rows)),
+  /// as CSR with int64 offsets (`rows + 1`, starting at 0) and int64 global column ids, sorted
+  /// and unique within each row. Arrays may be host or device memory (`space`). The matrix must
+  /// be square. Every rank throws the same error when any rank's input is bad.
+  static distributed_matrix from_csr(MPI_Comm comm, global_index_type global_rows, global_index_type first_row,
+                                     global_index_type rows, const offset_type* row_ptr,
+                                     const global_index_type* col_ids, const ValueType* values,
+                                     memory_space space, const matrix_options& options = {});
+
+  /// Collective: reads (or generates) the matrix, each rank only its nnz-balanced slice of rows
+  /// (Matrix Market files, which have no row index, are parsed by every rank).
+  static distributed_matrix from_source(MPI_Comm comm, const std::string& source,
+                                        const matrix_options& options = {});
+
+  distributed_matrix(distributed_matrix&&) noexcept;
+  distributed_matrix& operator=(distributed_matrix&&) noexcept;
+  ~distributed_matrix();
+
+  /// y = alpha * A * x + beta * y in the partitioned layout; x and y have local_rows() entries,
+  /// both host or both device pointers (any mix is accepted on the CUDA backend; host vectors are
+  /// staged through buffers made at setup). beta == 0 overwrites y (NaN in y does not leak).
+  /// Collective; on the CUDA backend it returns once the work is enqueued on `stream` when x and y
+  /// are device pointers, after it is complete otherwise.
+  void apply(ValueType alpha, const ValueType* x, ValueType beta, ValueType* y, cuda_stream_t stream = nullptr);
+
+  /// Collective vector moves between the caller's layout (caller_rows() entries) and the
+  /// partitioned layout (local_rows() entries). Host pointers.
+  void to_partitioned(const ValueType* caller, ValueType* partitioned) const;
+  void from_partitioned(const ValueType* partitioned, ValueType* caller) const;
+
+  /// Collective: new values for the pattern given at creation, in the caller's layout and entry
+  /// order (from_csr: same arrays layout as `values`; from_source: the slice as read, row-major
+  /// with sorted columns). Rebuilds the local operators (setup cost, not apply cost).
+  void update_values(const ValueType* values, memory_space space);
+
+  global_index_type global_rows() const;
+  global_index_type first_row() const;    ///< first owned row in the partitioned numbering
+  global_index_type local_rows() const;   ///< owned rows
+  global_index_type caller_first_row() const;
+  global_index_type caller_rows() const;
+  offset_type caller_nnz() const;         ///< entries of this rank in the caller's layout
+  offset_type global_nnz() const;
+  backend where() const;
+  MPI_Comm comm() const;                  ///< a duplicate of the communicator given at creation
+  int rank() const;
+  int ranks() const;
+
+  /// The diagonal of the owned rows (partitioned layout, host memory, local_rows() entries; 0 where
+  /// a row has no diagonal entry).
+  std::vector<ValueType> diagonal() const;
+
+  transport_kind transport() const;
+  const std::string& transport_reason() const;
+  const rank_summary& summary() const;
+  const partition_summary& partition_quality() const;
+  const setup_times& setup_seconds() const;
+
+  /// Timed pieces of apply, for the report: the local product alone (A_local and A_halo on the
+  /// ghost values already present) and the halo exchange alone. Collective like apply.
+  void apply_local_only(ValueType alpha, const ValueType* x, ValueType beta, ValueType* y, cuda_stream_t stream);
+  void exchange_only(const ValueType* x, cuda_stream_t stream);
+
+  /// Global row id in the caller's layout of owned row i (partitioned layout), for checks.
+  const std::vector<global_index_type>& owned_caller_ids() const;
+
+  struct impl;
+
+ private:
+  explicit distributed_matrix(std::unique_ptr<impl> p);
+  std::unique_ptr<impl> impl_;
+};
+
+extern template class distributed_matrix<double>;
+extern template class distributed_matrix<float>;
+
+}  // namespace distspmv
