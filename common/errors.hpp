@@ -26,10 +26,15 @@ class error : public std::runtime_error {
   const char* file() const noexcept { return file_; }
   /// Source line of the code that raised the error.
   int line() const noexcept { return line_; }
+  /// True when every rank of the communicator throws this same error (dist/setup/mpi_util.hpp
+  /// agrees on failures), so a program may exit cleanly instead of aborting the job.
+  bool collective() const noexcept { return collective_; }
+  void mark_collective() noexcept { collective_ = true; }
 
  private:
   const char* file_;
   int line_;
+  bool collective_ = false;
 };
 
 /// Bad user input: what() reads "SOURCE: WHERE: PROBLEM", e.g.

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "common/types.hpp"
+#include "dist/diagnostics.hpp"
 #include "local_kernels/local_operator.hpp"
 
 namespace distspmv {
@@ -150,6 +151,9 @@ class distributed_matrix {
   const rank_summary& summary() const;
   const partition_summary& partition_quality() const;
   const setup_times& setup_seconds() const;
+  /// Rank → host → GPU of every rank, and the MPI library (self-diagnosis at start).
+  const std::vector<dist::rank_placement>& placement() const;
+  const dist::mpi_facts& mpi() const;
 
   /// Timed pieces of apply, for the report: the local product alone (A_local and A_halo on the
   /// ghost values already present) and the halo exchange alone. Collective like apply.

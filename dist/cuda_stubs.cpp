@@ -1,0 +1,54 @@
+// dist/'s CUDA entry points in a build without CUDA: each throws not_compiled.
+#include "common/errors.hpp"
+#include "dist/gpu.hpp"
+#include "dist/transport/transport.hpp"
+
+namespace distspmv::dist {
+namespace gpu {
+
+void stream_deleter::operator()(CUstream_st*) const noexcept {}
+void event_deleter::operator()(CUevent_st*) const noexcept {}
+void device_deleter::operator()(void*) const noexcept {}
+void pinned_deleter::operator()(void*) const noexcept {}
+stream_ptr make_stream() { DSPMV_NOT_COMPILED("CUDA"); }
+event_ptr make_event() { DSPMV_NOT_COMPILED("CUDA"); }
+void record(event_t, cuda_stream_t) { DSPMV_NOT_COMPILED("CUDA"); }
+void wait(cuda_stream_t, event_t) { DSPMV_NOT_COMPILED("CUDA"); }
+void synchronize(cuda_stream_t) { DSPMV_NOT_COMPILED("CUDA"); }
+device_ptr allocate_device(std::size_t) { DSPMV_NOT_COMPILED("CUDA"); }
+pinned_ptr allocate_pinned(std::size_t) { DSPMV_NOT_COMPILED("CUDA"); }
+void copy_async(void*, const void*, std::size_t, cuda_stream_t) { DSPMV_NOT_COMPILED("CUDA"); }
+bool is_device_pointer(const void*) { return false; }
+int device_count() { return 0; }
+int current_device() { DSPMV_NOT_COMPILED("CUDA"); }
+void set_device(int) { DSPMV_NOT_COMPILED("CUDA"); }
+std::string device_description(int) { DSPMV_NOT_COMPILED("CUDA"); }
+
+template <typename V>
+void gather(const V*, const index_type*, offset_type, V*, cuda_stream_t) {
+  DSPMV_NOT_COMPILED("CUDA");
+}
+template <typename V>
+void halo_spmv(global_index_type, offset_type, const index_type*, const offset_type*, const index_type*, const V*, V,
+               const V*, V*, cuda_stream_t) {
+  DSPMV_NOT_COMPILED("CUDA");
+}
+template void gather(const double*, const index_type*, offset_type, double*, cuda_stream_t);
+template void gather(const float*, const index_type*, offset_type, float*, cuda_stream_t);
+template void halo_spmv(global_index_type, offset_type, const index_type*, const offset_type*, const index_type*,
+                        const double*, double, const double*, double*, cuda_stream_t);
+template void halo_spmv(global_index_type, offset_type, const index_type*, const offset_type*, const index_type*,
+                        const float*, float, const float*, float*, cuda_stream_t);
+
+}  // namespace gpu
+
+template <typename V>
+std::unique_ptr<halo_transport<V>> make_staged_transport(MPI_Comm, const halo_pattern&, const V*, V*) {
+  DSPMV_NOT_COMPILED("CUDA");
+}
+template std::unique_ptr<halo_transport<double>> make_staged_transport(MPI_Comm, const halo_pattern&, const double*,
+                                                                       double*);
+template std::unique_ptr<halo_transport<float>> make_staged_transport(MPI_Comm, const halo_pattern&, const float*,
+                                                                      float*);
+
+}  // namespace distspmv::dist

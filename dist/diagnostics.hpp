@@ -1,0 +1,41 @@
+// Self-diagnosis at start (issue 4): which rank runs on which host and GPU, whether ranks share
+// a GPU, the MPI library and whether it is CUDA-aware. The transport choice uses these facts.
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+namespace distspmv::dist {
+
+struct rank_placement {
+  int rank = 0;
+  int local_rank = 0;   ///< rank among the ranks of its node (MPI_Comm_split_type shared)
+  int local_ranks = 1;
+  std::string host;
+  int device = -1;      ///< CUDA device index, -1 on the host backend
+  std::string gpu;      ///< device name and PCI bus id
+};
+
+struct mpi_facts {
+  std::string library;      ///< MPI_Get_library_version, first line
+  bool cuda_aware = false;  ///< MPIX_Query_cuda_support() where the library has it
+};
+
+/// Local rank of this process on its node.
+int local_rank(MPI_Comm comm, int* local_size = nullptr);
+
+/// Makes device local_rank % device_count current (one GPU per rank when there are enough) and
+/// returns it. Collective. Throws on every rank when any rank sees no GPU.
+int select_local_device(MPI_Comm comm);
+
+/// Every rank's placement, on every rank. `device` is this rank's device (-1 for none).
+std::vector<rank_placement> gather_placement(MPI_Comm comm, int device);
+
+/// True when two ranks of one host use the same GPU.
+bool gpu_shared(const std::vector<rank_placement>& placement);
+
+mpi_facts query_mpi();
+
+}  // namespace distspmv::dist

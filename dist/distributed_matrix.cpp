@@ -1,0 +1,501 @@
+// The distributed matrix: setup (load → partition → redistribute → halo plan → local operators
+// → transport) and the overlapped apply of DESIGN.md §1.
+#include "dist/distributed_matrix.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+
+#include "common/errors.hpp"
+#include "dist/gpu.hpp"
+#include "dist/halo_host.hpp"
+#include "dist/setup/assign.hpp"
+#include "dist/setup/halo_plan.hpp"
+#include "dist/setup/load.hpp"
+#include "dist/setup/mpi_util.hpp"
+#include "dist/transport/transport.hpp"
+#include "distspmv/config.hpp"
+#include "local_kernels/device_storage.hpp"
+#include "local_kernels/format_registry.hpp"
+#include "local_kernels/format_selector.hpp"
+
+namespace distspmv {
+
+using namespace dist;
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+template <typename To, typename From>
+std::vector<To> convert_values(const std::vector<From>& v) {
+  return std::vector<To>(v.begin(), v.end());
+}
+
+}  // namespace
+
+template <typename V>
+struct distributed_matrix<V>::impl {
+  MPI_Comm comm = MPI_COMM_NULL;
+  int rank = 0, ranks = 1;
+  matrix_options options;
+  global_index_type global_rows = 0;
+  offset_type global_nnz = 0;
+  global_index_type caller_first = 0, caller_rows = 0;
+  offset_type caller_nnz = 0, owned_nnz = 0;
+  std::vector<global_index_type> row_offsets, caller_ids;
+  layout_map map;
+  halo_plan plan;
+  std::unique_ptr<local_operator<V>> local;
+
+  // The halo block and the exchange buffers: host vectors or device copies.
+  std::vector<V> halo_values;
+  std::vector<V> host_send, host_ghost;
+  device_storage device;
+  const offset_type* halo_ptr = nullptr;
+  const index_type* halo_cols = nullptr;
+  const index_type* halo_rows = nullptr;
+  const V* halo_vals = nullptr;
+  const index_type* send_idx = nullptr;
+  V* send_buf = nullptr;
+  V* ghost_buf = nullptr;
+
+  transport_choice choice;
+  std::unique_ptr<halo_transport<V>> transport;
+  gpu::stream_ptr comm_stream;
+  gpu::event_ptr start_event, halo_event;
+  gpu::device_ptr stage_x, stage_y;  // for host vectors on the CUDA backend, made on first use
+
+  rank_summary summary;
+  partition_summary quality;
+  setup_times times;
+  std::vector<rank_placement> placement;
+  mpi_facts mpi;
+  std::vector<V> diagonal;
+
+  ~impl() {
+    transport.reset();  // before the communicator it was built on
+    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+  }
+
+  bool cuda() const { return options.where == backend::cuda; }
+  bool exchanges() const { return plan.pattern.send_total() > 0 || plan.pattern.recv_total() > 0; }
+
+  void setup(const caller_slice& slice);
+  void build_operators();
+  void upload_halo();
+  void choose_and_make_transport();
+  void fill_summaries();
+
+  void pack_and_exchange_begin(const V* x, cuda_stream_t stream);
+  void exchange_end(cuda_stream_t stream);
+  void apply_device(V alpha, const V* x, V beta, V* y, cuda_stream_t stream, bool exchange);
+  void apply_host(V alpha, const V* x, V beta, V* y, bool exchange);
+};
+
+template <typename V>
+void distributed_matrix<V>::impl::setup(const caller_slice& slice) {
+  collective_try(comm, [&] {
+    if (slice.global_rows != slice.global_cols)
+      DSPMV_BAD_INPUT("distributed matrix", "shape",
+                      "the matrix is " + std::to_string(slice.global_rows) + " x " + std::to_string(slice.global_cols) +
+                          "; distributing rows and x the same way needs a square matrix");
+  });
+  global_rows = slice.global_rows;
+  caller_first = slice.first_row;
+  caller_rows = slice.rows.rows;
+  caller_nnz = slice.rows.nnz();
+  exscan_sum(caller_nnz, comm, &global_nnz);
+
+  auto t0 = std::chrono::steady_clock::now();
+  const auto parts = assign_parts(comm, slice, options.partition, options.metis_seed);
+  times.partition = seconds_since(t0);
+
+  t0 = std::chrono::steady_clock::now();
+  const bool contiguous = options.partition == partitioner::block || ranks == 1;
+  owned_rows owned = redistribute(comm, slice, parts, contiguous, map);
+  row_offsets = owned.row_offsets;
+  caller_ids = std::move(owned.caller_ids);
+  owned_nnz = owned.a.nnz();
+  times.redistribute = seconds_since(t0);
+
+  t0 = std::chrono::steady_clock::now();
+  plan = build_halo_plan(comm, owned);
+  owned = {};
+  build_operators();
+  choose_and_make_transport();
+  times.build = seconds_since(t0);
+  fill_summaries();
+}
+
+template <typename V>
+void distributed_matrix<V>::impl::build_operators() {
+  const auto a_local = convert_csr<V, index_type>(plan.a_local);
+  diagonal.assign(static_cast<std::size_t>(a_local.rows), V(0));
+  for (global_index_type r = 0; r < a_local.rows; ++r)
+    for (offset_type k = a_local.row_ptr[r]; k < a_local.row_ptr[r + 1]; ++k)
+      if (a_local.col_idx[k] == r) diagonal[r] = a_local.values[k];
+
+  std::string format = options.format, reason = "requested";
+  if (summary.format.empty() && format == "auto") {
+    const auto choice = select_format(compute_row_statistics(a_local), options.where);
+    format = choice.format;
+    reason = choice.reason;
+  } else if (!summary.format.empty()) {
+    format = summary.format;  // update_values keeps the format chosen at setup
+    reason = summary.format_reason;
+  }
+  collective_try(comm, [&] { local = make_operator<V>(format, a_local, options.where); });
+  summary.format = format;
+  summary.format_reason = reason;
+  halo_values = convert_values<V>(plan.a_halo.values);
+  upload_halo();
+}
+
+template <typename V>
+void distributed_matrix<V>::impl::upload_halo() {
+  const auto& ah = plan.a_halo;
+  if (!cuda()) {
+    halo_ptr = ah.row_ptr.data();
+    halo_cols = ah.col_idx.data();
+    halo_rows = plan.halo_rows.data();
+    halo_vals = halo_values.data();
+    send_idx = plan.send_idx.data();
+    host_send.resize(static_cast<std::size_t>(plan.pattern.send_total()));
+    host_ghost.resize(static_cast<std::size_t>(plan.pattern.recv_total()));
+    send_buf = host_send.data();
+    ghost_buf = host_ghost.data();
+    return;
+  }
+  if (halo_vals != nullptr) {  // update_values: same pattern, new values only
+    copy_to_device(const_cast<V*>(halo_vals), halo_values.data(), halo_values.size() * sizeof(V));
+    return;
+  }
+  halo_ptr = device.upload(ah.row_ptr);
+  halo_cols = device.upload(ah.col_idx);
+  halo_rows = device.upload(plan.halo_rows);
+  halo_vals = device.upload(halo_values);
+  send_idx = device.upload(plan.send_idx);
+  send_buf = static_cast<V*>(device.allocate_bytes(plan.pattern.send_total() * sizeof(V)));
+  ghost_buf = static_cast<V*>(device.allocate_bytes(plan.pattern.recv_total() * sizeof(V)));
+  if (!comm_stream) {
+    comm_stream = gpu::make_stream();
+    start_event = gpu::make_event();
+    halo_event = gpu::make_event();
+  }
+}
+
+template <typename V>
+void distributed_matrix<V>::impl::choose_and_make_transport() {
+  const int device = cuda() ? gpu::current_device() : -1;
+  placement = gather_placement(comm, device);
+  mpi = query_mpi();
+  transport_context context;
+  context.where = options.where;
+  context.ranks = ranks;
+  context.gpu_shared = gpu_shared(placement);
+  context.nccl_compiled = DISTSPMV_HAVE_NCCL;
+  context.mpi_cuda_aware = mpi.cuda_aware;
+  collective_try(comm, [&] { choice = choose_transport(options.transport, context); });
+  collective_try(comm, [&] {
+    if (ranks > 1) transport = make_transport<V>(choice.kind, comm, plan.pattern, send_buf, ghost_buf);
+  });
+}
+
+template <typename V>
+void distributed_matrix<V>::impl::fill_summaries() {
+  summary.rank = rank;
+  summary.rows = plan.a_local.rows;
+  summary.nnz = owned_nnz;
+  summary.boundary_rows = static_cast<global_index_type>(plan.halo_rows.size());
+  summary.interior_rows = summary.rows - summary.boundary_rows;
+  summary.halo_nnz = plan.a_halo.nnz();
+  summary.ghosts = static_cast<global_index_type>(plan.ghost_ids.size());
+  summary.sends = plan.pattern.send_total();
+  {
+    std::vector<int> peers(plan.pattern.send_ranks);
+    peers.insert(peers.end(), plan.pattern.recv_ranks.begin(), plan.pattern.recv_ranks.end());
+    std::sort(peers.begin(), peers.end());
+    summary.neighbours = static_cast<int>(std::unique(peers.begin(), peers.end()) - peers.begin());
+  }
+  const auto sums = allreduce_sum({summary.halo_nnz, summary.ghosts}, comm);
+  quality.method = to_string(options.partition);
+  quality.edge_cut = sums[0];
+  quality.halo_entries_total = sums[1];
+  quality.halo_entries_max = allreduce_max(static_cast<std::int64_t>(summary.ghosts), comm);
+  const auto max_nnz = allreduce_max(static_cast<std::int64_t>(summary.nnz), comm);
+  const double mean = static_cast<double>(global_nnz) / ranks;
+  quality.nnz_imbalance = mean > 0 ? static_cast<double>(max_nnz) / mean : 1.0;
+}
+
+template <typename V>
+void distributed_matrix<V>::impl::pack_and_exchange_begin(const V* x, cuda_stream_t stream) {
+  if (cuda()) {
+    gpu::record(start_event.get(), stream);  // x is ready once the caller's work is done
+    gpu::wait(comm_stream.get(), start_event.get());
+    gpu::gather(x, send_idx, plan.pattern.send_total(), send_buf, comm_stream.get());
+  } else {
+    host::gather(x, send_idx, plan.pattern.send_total(), send_buf);
+  }
+  transport->begin(comm_stream.get());
+}
+
+template <typename V>
+void distributed_matrix<V>::impl::exchange_end(cuda_stream_t stream) {
+  transport->end(comm_stream.get());
+  if (cuda()) {
+    gpu::record(halo_event.get(), comm_stream.get());
+    gpu::wait(stream, halo_event.get());
+  }
+}
+
+template <typename V>
+void distributed_matrix<V>::impl::apply_device(V alpha, const V* x, V beta, V* y, cuda_stream_t stream,
+                                               bool exchange) {
+  const bool comm = exchange && exchanges();
+  if (comm) {
+    gpu::record(start_event.get(), stream);
+    gpu::wait(comm_stream.get(), start_event.get());
+    gpu::gather(x, send_idx, plan.pattern.send_total(), send_buf, comm_stream.get());
+  }
+  local->apply(alpha, x, beta, y, stream);  // overlaps the exchange below
+  if (comm) {
+    transport->begin(comm_stream.get());
+    exchange_end(stream);
+  }
+  gpu::halo_spmv(summary.boundary_rows, summary.halo_nnz, halo_rows, halo_ptr, halo_cols, halo_vals, alpha, ghost_buf,
+                 y, stream);
+}
+
+template <typename V>
+void distributed_matrix<V>::impl::apply_host(V alpha, const V* x, V beta, V* y, bool exchange) {
+  const bool comm = exchange && exchanges();
+  if (comm) pack_and_exchange_begin(x, nullptr);
+  local->apply(alpha, x, beta, y);  // overlaps the messages in flight
+  if (comm) exchange_end(nullptr);
+  host::halo_spmv(summary.boundary_rows, halo_rows, halo_ptr, halo_cols, halo_vals, alpha, ghost_buf, y);
+}
+
+// ---- construction -------------------------------------------------------------------------------
+
+template <typename V>
+distributed_matrix<V>::distributed_matrix(std::unique_ptr<impl> p) : impl_(std::move(p)) {}
+template <typename V>
+distributed_matrix<V>::distributed_matrix(distributed_matrix&&) noexcept = default;
+template <typename V>
+distributed_matrix<V>& distributed_matrix<V>::operator=(distributed_matrix&&) noexcept = default;
+template <typename V>
+distributed_matrix<V>::~distributed_matrix() = default;
+
+namespace {
+
+template <typename Impl>
+std::unique_ptr<Impl> new_impl(MPI_Comm comm, const matrix_options& options) {
+  auto p = std::make_unique<Impl>();
+  DSPMV_REQUIRE(comm != MPI_COMM_NULL, "distributed_matrix: the communicator is MPI_COMM_NULL");
+  DSPMV_MPI_CHECK(MPI_Comm_dup(comm, &p->comm));
+  MPI_Comm_set_errhandler(p->comm, MPI_ERRORS_RETURN);
+  p->rank = comm_rank(p->comm);
+  p->ranks = comm_size(p->comm);
+  p->options = options;
+  return p;
+}
+
+}  // namespace
+
+template <typename V>
+distributed_matrix<V> distributed_matrix<V>::from_source(MPI_Comm comm, const std::string& source,
+                                                         const matrix_options& options) {
+  auto p = new_impl<impl>(comm, options);
+  io::source_options io_options;
+  io_options.allow_nonfinite = options.allow_nonfinite;
+  io_options.h5_group = options.h5_group;
+  io_options.seed = options.generator_seed;
+  const auto t0 = std::chrono::steady_clock::now();
+  const caller_slice slice = load_slice(p->comm, source, io_options);
+  p->times.read = seconds_since(t0);
+  p->setup(slice);
+  return distributed_matrix(std::move(p));
+}
+
+template <typename V>
+distributed_matrix<V> distributed_matrix<V>::from_csr(MPI_Comm comm, global_index_type global_rows,
+                                                      global_index_type first_row, global_index_type rows,
+                                                      const offset_type* row_ptr, const global_index_type* col_ids,
+                                                      const V* values, memory_space space,
+                                                      const matrix_options& options) {
+  auto p = new_impl<impl>(comm, options);
+  const std::string who = "distributed_matrix::from_csr (rank " + std::to_string(p->rank) + ")";
+  caller_slice slice;
+  slice.global_rows = slice.global_cols = global_rows;
+  slice.first_row = first_row;
+  collective_try(p->comm, [&] {
+    if (global_rows < 0 || rows < 0 || first_row < 0)
+      DSPMV_BAD_INPUT(who, "sizes", "negative global_rows, first_row or rows");
+    if (rows > 0 && row_ptr == nullptr) DSPMV_BAD_INPUT(who, "row_ptr", "null pointer");
+  });
+  // Copy the caller's arrays to host memory (device arrays are downloaded).
+  auto fetch = [&](auto* dst, const auto* src, std::size_t n) {
+    if (n == 0) return;
+    if (space == memory_space::device)
+      copy_to_host(dst, src, n * sizeof(*src));
+    else
+      std::copy(src, src + n, dst);
+  };
+  auto& a = slice.rows;
+  a.rows = rows;
+  a.cols = global_rows;
+  collective_try(p->comm, [&] {
+    a.row_ptr.resize(static_cast<std::size_t>(rows) + 1);
+    fetch(a.row_ptr.data(), row_ptr, static_cast<std::size_t>(rows) + 1);
+    if (rows == 0 && row_ptr == nullptr) a.row_ptr = {0};
+    if (a.row_ptr[0] != 0) DSPMV_BAD_INPUT(who, "row_ptr", "row_ptr[0] is " + std::to_string(a.row_ptr[0]) + ", not 0");
+    const offset_type nnz = a.row_ptr.back();
+    if (nnz < 0) DSPMV_BAD_INPUT(who, "row_ptr", "negative entry count");
+    if (nnz > 0 && (col_ids == nullptr || values == nullptr))
+      DSPMV_BAD_INPUT(who, col_ids == nullptr ? "col_ids" : "values", "null pointer");
+    a.col_idx.resize(static_cast<std::size_t>(nnz));
+    fetch(a.col_idx.data(), col_ids, static_cast<std::size_t>(nnz));
+    std::vector<V> v(static_cast<std::size_t>(nnz));
+    fetch(v.data(), values, v.size());
+    a.values = convert_values<double>(v);
+    validate_csr(a, who, options.allow_nonfinite);
+    std::int64_t total = 0;
+    const std::int64_t before = exscan_sum(rows, p->comm, &total);
+    if (before != first_row || total != global_rows)
+      DSPMV_BAD_INPUT(who, "first_row",
+                      "ranks must pass consecutive row ranges covering [0, global_rows): this rank starts at " +
+                          std::to_string(first_row) + " but the ranks before it hold " + std::to_string(before) +
+                          " rows, and all ranks together hold " + std::to_string(total) + " of " +
+                          std::to_string(global_rows));
+  });
+  p->setup(slice);
+  return distributed_matrix(std::move(p));
+}
+
+// ---- apply ------------------------------------------------------------------------------------------
+
+template <typename V>
+void distributed_matrix<V>::apply(V alpha, const V* x, V beta, V* y, cuda_stream_t stream) {
+  auto& m = *impl_;
+  const auto n = static_cast<std::size_t>(m.summary.rows);
+  DSPMV_REQUIRE(n == 0 || (x != nullptr && y != nullptr), "distributed_matrix::apply: x or y is a null pointer");
+  if (!m.cuda()) {
+    m.apply_host(alpha, x, beta, y, true);
+    return;
+  }
+  const bool x_dev = gpu::is_device_pointer(x), y_dev = gpu::is_device_pointer(y);
+  if ((x_dev || n == 0) && (y_dev || n == 0)) {
+    m.apply_device(alpha, x, beta, y, stream, true);
+    return;
+  }
+  // Host vectors on the CUDA backend: stage through buffers made once.
+  if (!m.stage_x) {
+    m.stage_x = gpu::allocate_device(std::max<std::size_t>(1, n) * sizeof(V));
+    m.stage_y = gpu::allocate_device(std::max<std::size_t>(1, n) * sizeof(V));
+  }
+  V* dx = x_dev ? const_cast<V*>(x) : static_cast<V*>(m.stage_x.get());
+  V* dy = y_dev ? y : static_cast<V*>(m.stage_y.get());
+  if (!x_dev) gpu::copy_async(dx, x, n * sizeof(V), stream);
+  if (!y_dev && beta != V(0)) gpu::copy_async(dy, y, n * sizeof(V), stream);
+  m.apply_device(alpha, dx, beta, dy, stream, true);
+  if (!y_dev) gpu::copy_async(y, dy, n * sizeof(V), stream);
+  gpu::synchronize(stream);
+}
+
+template <typename V>
+void distributed_matrix<V>::apply_local_only(V alpha, const V* x, V beta, V* y, cuda_stream_t stream) {
+  auto& m = *impl_;
+  if (m.cuda())
+    m.apply_device(alpha, x, beta, y, stream, false);
+  else
+    m.apply_host(alpha, x, beta, y, false);
+}
+
+template <typename V>
+void distributed_matrix<V>::exchange_only(const V* x, cuda_stream_t stream) {
+  auto& m = *impl_;
+  if (!m.exchanges()) return;
+  m.pack_and_exchange_begin(x, stream);
+  m.exchange_end(stream);
+}
+
+// ---- layouts and values ------------------------------------------------------------------------------
+
+template <typename V>
+void distributed_matrix<V>::to_partitioned(const V* caller, V* partitioned) const {
+  rows_to_partitioned(impl_->map, caller, partitioned, impl_->comm);
+}
+
+template <typename V>
+void distributed_matrix<V>::from_partitioned(const V* partitioned, V* caller) const {
+  rows_from_partitioned(impl_->map, partitioned, caller, impl_->comm);
+}
+
+template <typename V>
+void distributed_matrix<V>::update_values(const V* values, memory_space space) {
+  auto& m = *impl_;
+  std::vector<V> caller(static_cast<std::size_t>(m.caller_nnz));
+  collective_try(m.comm, [&] {
+    DSPMV_REQUIRE(caller.empty() || values != nullptr, "distributed_matrix::update_values: values is a null pointer");
+    if (caller.empty()) return;
+    if (space == memory_space::device)
+      copy_to_host(caller.data(), values, caller.size() * sizeof(V));
+    else
+      std::copy(values, values + caller.size(), caller.begin());
+  });
+  std::vector<V> owned(static_cast<std::size_t>(m.owned_nnz));
+  entries_to_partitioned(m.map, caller.data(), owned.data(), m.comm);
+  scatter_values(convert_values<double>(owned), m.plan);
+  m.build_operators();
+}
+
+// ---- queries ------------------------------------------------------------------------------------------
+
+template <typename V>
+global_index_type distributed_matrix<V>::global_rows() const { return impl_->global_rows; }
+template <typename V>
+global_index_type distributed_matrix<V>::first_row() const { return impl_->row_offsets[impl_->rank]; }
+template <typename V>
+global_index_type distributed_matrix<V>::local_rows() const { return impl_->summary.rows; }
+template <typename V>
+global_index_type distributed_matrix<V>::caller_first_row() const { return impl_->caller_first; }
+template <typename V>
+global_index_type distributed_matrix<V>::caller_rows() const { return impl_->caller_rows; }
+template <typename V>
+offset_type distributed_matrix<V>::caller_nnz() const { return impl_->caller_nnz; }
+template <typename V>
+offset_type distributed_matrix<V>::global_nnz() const { return impl_->global_nnz; }
+template <typename V>
+backend distributed_matrix<V>::where() const { return impl_->options.where; }
+template <typename V>
+MPI_Comm distributed_matrix<V>::comm() const { return impl_->comm; }
+template <typename V>
+int distributed_matrix<V>::rank() const { return impl_->rank; }
+template <typename V>
+int distributed_matrix<V>::ranks() const { return impl_->ranks; }
+template <typename V>
+std::vector<V> distributed_matrix<V>::diagonal() const { return impl_->diagonal; }
+template <typename V>
+transport_kind distributed_matrix<V>::transport() const { return impl_->choice.kind; }
+template <typename V>
+const std::string& distributed_matrix<V>::transport_reason() const { return impl_->choice.reason; }
+template <typename V>
+const rank_summary& distributed_matrix<V>::summary() const { return impl_->summary; }
+template <typename V>
+const partition_summary& distributed_matrix<V>::partition_quality() const { return impl_->quality; }
+template <typename V>
+const setup_times& distributed_matrix<V>::setup_seconds() const { return impl_->times; }
+template <typename V>
+const std::vector<rank_placement>& distributed_matrix<V>::placement() const { return impl_->placement; }
+template <typename V>
+const mpi_facts& distributed_matrix<V>::mpi() const { return impl_->mpi; }
+template <typename V>
+const std::vector<global_index_type>& distributed_matrix<V>::owned_caller_ids() const { return impl_->caller_ids; }
+
+template class distributed_matrix<double>;
+template class distributed_matrix<float>;
+
+}  // namespace distspmv

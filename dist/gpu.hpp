@@ -1,0 +1,67 @@
+// The CUDA pieces dist/ needs, behind a plain C++ interface: streams, events, copies, pointer
+// queries and the two small kernels of the apply (packing x's send entries, and the halo product
+// on the boundary rows). halo_cuda.cu implements it; cuda_stubs.cpp throws not_compiled.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "common/types.hpp"
+
+struct CUevent_st;
+
+namespace distspmv::dist::gpu {
+
+using event_t = ::CUevent_st*;
+
+/// Owning stream (non-blocking) and event (timing disabled), released on destruction.
+struct stream_deleter {
+  void operator()(CUstream_st* s) const noexcept;
+};
+struct event_deleter {
+  void operator()(CUevent_st* e) const noexcept;
+};
+using stream_ptr = std::unique_ptr<CUstream_st, stream_deleter>;
+using event_ptr = std::unique_ptr<CUevent_st, event_deleter>;
+stream_ptr make_stream();
+event_ptr make_event();
+
+void record(event_t e, cuda_stream_t s);
+void wait(cuda_stream_t s, event_t e);
+void synchronize(cuda_stream_t s);
+
+/// Device and pinned host memory, released by the deleters.
+struct device_deleter {
+  void operator()(void* p) const noexcept;
+};
+struct pinned_deleter {
+  void operator()(void* p) const noexcept;
+};
+using device_ptr = std::unique_ptr<void, device_deleter>;
+using pinned_ptr = std::unique_ptr<void, pinned_deleter>;
+device_ptr allocate_device(std::size_t bytes);
+pinned_ptr allocate_pinned(std::size_t bytes);
+
+/// cudaMemcpyAsync with the direction inferred from the pointers.
+void copy_async(void* dst, const void* src, std::size_t bytes, cuda_stream_t s);
+/// True for device (or managed) memory; false for host memory, pinned or not.
+bool is_device_pointer(const void* p);
+
+int device_count();
+int current_device();
+void set_device(int device);
+/// "NVIDIA H200 (0000:1B:00.0)".
+std::string device_description(int device);
+
+/// out[k] = x[idx[k]] for k < n.
+template <typename V>
+void gather(const V* x, const index_type* idx, offset_type n, V* out, cuda_stream_t s);
+
+/// y[rows[i]] += alpha * sum_k values[k] * ghost[cols[k]] over the entries of compressed row i.
+/// `nnz` (entries of all rows) picks the threads per row.
+template <typename V>
+void halo_spmv(global_index_type n_rows, offset_type nnz, const index_type* rows, const offset_type* row_ptr,
+               const index_type* cols, const V* values, V alpha, const V* ghost, V* y, cuda_stream_t s);
+
+}  // namespace distspmv::dist::gpu

@@ -1,0 +1,152 @@
+// CUDA side of dist/gpu.hpp.
+#include <cuda_runtime.h>
+
+#include <cstdio>
+
+#include "common/cuda_check.hpp"
+#include "distspmv/config.hpp"
+#include "dist/gpu.hpp"
+
+namespace distspmv::dist::gpu {
+
+void stream_deleter::operator()(CUstream_st* s) const noexcept { DSPMV_CUDA_CHECK_NOTHROW(cudaStreamDestroy(s)); }
+void event_deleter::operator()(CUevent_st* e) const noexcept { DSPMV_CUDA_CHECK_NOTHROW(cudaEventDestroy(e)); }
+void device_deleter::operator()(void* p) const noexcept { DSPMV_CUDA_CHECK_NOTHROW(cudaFree(p)); }
+void pinned_deleter::operator()(void* p) const noexcept { DSPMV_CUDA_CHECK_NOTHROW(cudaFreeHost(p)); }
+
+stream_ptr make_stream() {
+  cudaStream_t s = nullptr;
+  DSPMV_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  return stream_ptr(s);
+}
+
+event_ptr make_event() {
+  cudaEvent_t e = nullptr;
+  DSPMV_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  return event_ptr(e);
+}
+
+void record(event_t e, cuda_stream_t s) { DSPMV_CUDA_CHECK(cudaEventRecord(e, s)); }
+void wait(cuda_stream_t s, event_t e) { DSPMV_CUDA_CHECK(cudaStreamWaitEvent(s, e, 0)); }
+void synchronize(cuda_stream_t s) { DSPMV_CUDA_CHECK(cudaStreamSynchronize(s)); }
+
+device_ptr allocate_device(std::size_t bytes) {
+  void* p = nullptr;
+  if (bytes > 0) DSPMV_CUDA_CHECK(cudaMalloc(&p, bytes));
+  return device_ptr(p);
+}
+
+pinned_ptr allocate_pinned(std::size_t bytes) {
+  void* p = nullptr;
+  if (bytes > 0) DSPMV_CUDA_CHECK(cudaMallocHost(&p, bytes));
+  return pinned_ptr(p);
+}
+
+void copy_async(void* dst, const void* src, std::size_t bytes, cuda_stream_t s) {
+  if (bytes > 0) DSPMV_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s));
+}
+
+bool is_device_pointer(const void* p) {
+  if (p == nullptr) return false;
+  cudaPointerAttributes attr{};
+  if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+    (void)cudaGetLastError();  // unregistered host memory on old drivers: not an error
+    return false;
+  }
+  return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
+}
+
+int device_count() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return n;
+}
+
+int current_device() {
+  int d = 0;
+  DSPMV_CUDA_CHECK(cudaGetDevice(&d));
+  return d;
+}
+
+void set_device(int device) { DSPMV_CUDA_CHECK(cudaSetDevice(device)); }
+
+std::string device_description(int device) {
+  cudaDeviceProp prop{};
+  DSPMV_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  char bus[32];
+  std::snprintf(bus, sizeof bus, "%04x:%02x:%02x.0", prop.pciDomainID, prop.pciBusID, prop.pciDeviceID);
+  return std::string(prop.name) + " (" + bus + ")";
+}
+
+namespace {
+
+template <typename V>
+__global__ void gather_kernel(const V* __restrict__ x, const index_type* __restrict__ idx, offset_type n,
+                              V* __restrict__ out) {
+  const offset_type k = blockIdx.x * static_cast<offset_type>(blockDim.x) + threadIdx.x;
+  if (k < n) out[k] = x[idx[k]];
+}
+
+/// T threads per compressed row; the row's partial sums meet by shuffles.
+template <int T, typename V>
+__global__ void halo_kernel(global_index_type n_rows, const index_type* __restrict__ rows,
+                            const offset_type* __restrict__ row_ptr, const index_type* __restrict__ cols,
+                            const V* __restrict__ values, V alpha, const V* __restrict__ ghost, V* __restrict__ y) {
+  const offset_type thread = blockIdx.x * static_cast<offset_type>(blockDim.x) + threadIdx.x;
+  const offset_type row = thread / T;
+  const int lane = threadIdx.x % T;
+  V sum = 0;
+  if (row < n_rows)
+    for (offset_type k = row_ptr[row] + lane; k < row_ptr[row + 1]; k += T) sum += values[k] * ghost[cols[k]];
+  for (int offset = T / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset, T);
+  if (row < n_rows && lane == 0) y[rows[row]] += alpha * sum;
+}
+
+template <int T, typename V>
+void launch_halo(global_index_type n_rows, const index_type* rows, const offset_type* row_ptr, const index_type* cols,
+                 const V* values, V alpha, const V* ghost, V* y, cudaStream_t s) {
+  constexpr int block = 256;
+  const offset_type threads = n_rows * T;
+  const auto grid = static_cast<unsigned>((threads + block - 1) / block);
+  halo_kernel<T><<<grid, block, 0, s>>>(n_rows, rows, row_ptr, cols, values, alpha, ghost, y);
+  DSPMV_CUDA_CHECK_LAUNCH(s);
+}
+
+}  // namespace
+
+template <typename V>
+void gather(const V* x, const index_type* idx, offset_type n, V* out, cuda_stream_t s) {
+  if (n == 0) return;
+  constexpr int block = 256;
+  gather_kernel<<<static_cast<unsigned>((n + block - 1) / block), block, 0, s>>>(x, idx, n, out);
+  DSPMV_CUDA_CHECK_LAUNCH(s);
+}
+
+template <typename V>
+void halo_spmv(global_index_type n_rows, offset_type nnz, const index_type* rows, const offset_type* row_ptr,
+               const index_type* cols, const V* values, V alpha, const V* ghost, V* y, cuda_stream_t s) {
+  if (n_rows == 0) return;
+  const double mean = static_cast<double>(nnz) / static_cast<double>(n_rows);
+  if (mean <= 2)
+    launch_halo<2>(n_rows, rows, row_ptr, cols, values, alpha, ghost, y, s);
+  else if (mean <= 4)
+    launch_halo<4>(n_rows, rows, row_ptr, cols, values, alpha, ghost, y, s);
+  else if (mean <= 8)
+    launch_halo<8>(n_rows, rows, row_ptr, cols, values, alpha, ghost, y, s);
+  else if (mean <= 16)
+    launch_halo<16>(n_rows, rows, row_ptr, cols, values, alpha, ghost, y, s);
+  else
+    launch_halo<32>(n_rows, rows, row_ptr, cols, values, alpha, ghost, y, s);
+}
+
+template void gather(const double*, const index_type*, offset_type, double*, cuda_stream_t);
+template void gather(const float*, const index_type*, offset_type, float*, cuda_stream_t);
+template void halo_spmv(global_index_type, offset_type, const index_type*, const offset_type*, const index_type*,
+                        const double*, double, const double*, double*, cuda_stream_t);
+template void halo_spmv(global_index_type, offset_type, const index_type*, const offset_type*, const index_type*,
+                        const float*, float, const float*, float*, cuda_stream_t);
+
+}  // namespace distspmv::dist::gpu

@@ -1,0 +1,34 @@
+#include <string>
+
+#include "common/errors.hpp"
+#include "dist/distributed_matrix.hpp"
+
+namespace distspmv {
+
+const char* to_string(partitioner p) { return p == partitioner::metis ? "metis" : "block"; }
+
+const char* to_string(transport_kind t) {
+  switch (t) {
+    case transport_kind::automatic: return "auto";
+    case transport_kind::nccl: return "nccl";
+    case transport_kind::mpi_cuda: return "mpi-cuda";
+    case transport_kind::mpi_staged: return "mpi-staged";
+    case transport_kind::mpi_host: return "mpi-host";
+  }
+  return "?";
+}
+
+partitioner parse_partitioner(const std::string& name) {
+  if (name == "metis") return partitioner::metis;
+  if (name == "block") return partitioner::block;
+  DSPMV_BAD_INPUT("--partition", name, "unknown partitioner, expected metis or block");
+}
+
+transport_kind parse_transport(const std::string& name) {
+  for (auto t : {transport_kind::automatic, transport_kind::nccl, transport_kind::mpi_cuda, transport_kind::mpi_staged,
+                 transport_kind::mpi_host})
+    if (name == to_string(t)) return t;
+  DSPMV_BAD_INPUT("--transport", name, "unknown transport, expected auto, nccl, mpi-cuda, mpi-staged or mpi-host");
+}
+
+}  // namespace distspmv

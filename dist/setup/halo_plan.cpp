@@ -1,0 +1,105 @@
+#include "dist/setup/halo_plan.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "dist/setup/mpi_util.hpp"
+
+namespace distspmv::dist {
+namespace {
+
+int owner_of(const std::vector<global_index_type>& row_offsets, global_index_type id) {
+  return static_cast<int>(std::upper_bound(row_offsets.begin(), row_offsets.end(), id) - row_offsets.begin()) - 1;
+}
+
+}  // namespace
+
+halo_plan build_halo_plan(MPI_Comm comm, const owned_rows& rows) {
+  const int p = comm_size(comm), me = comm_rank(comm);
+  const auto& a = rows.a;
+  const global_index_type lo = rows.row_offsets[me], hi = rows.row_offsets[me + 1];
+  const global_index_type n = hi - lo;
+  halo_plan plan;
+
+  // Ghosts: distinct columns outside [lo, hi), sorted, hence grouped by owner in rank order.
+  for (global_index_type c : a.col_idx)
+    if (c < lo || c >= hi) plan.ghost_ids.push_back(c);
+  std::sort(plan.ghost_ids.begin(), plan.ghost_ids.end());
+  plan.ghost_ids.erase(std::unique(plan.ghost_ids.begin(), plan.ghost_ids.end()), plan.ghost_ids.end());
+  collective_try(comm, [&] {
+    const global_index_type limit = std::numeric_limits<index_type>::max();
+    if (n + static_cast<global_index_type>(plan.ghost_ids.size()) > limit)
+      DSPMV_BAD_INPUT("distributed matrix", "rank " + std::to_string(me),
+                      std::to_string(n) + " owned rows and " + std::to_string(plan.ghost_ids.size()) +
+                          " ghost columns do not fit 32-bit local indices; use more ranks");
+  });
+
+  // Split entries into A_local and A_halo.
+  plan.entry_target.resize(a.col_idx.size());
+  auto& al = plan.a_local;
+  auto& ah = plan.a_halo;
+  al.rows = al.cols = n;
+  al.row_ptr.assign(static_cast<std::size_t>(n) + 1, 0);
+  ah.cols = static_cast<global_index_type>(plan.ghost_ids.size());
+  al.col_idx.reserve(a.col_idx.size());
+  al.values.reserve(a.col_idx.size());
+  for (global_index_type r = 0; r < n; ++r) {
+    bool boundary = false;
+    for (offset_type e = a.row_ptr[r]; e < a.row_ptr[r + 1]; ++e) {
+      const global_index_type c = a.col_idx[e];
+      if (c >= lo && c < hi) {
+        plan.entry_target[e] = static_cast<offset_type>(al.col_idx.size());
+        al.col_idx.push_back(static_cast<index_type>(c - lo));
+        al.values.push_back(a.values[e]);
+      } else {
+        if (!boundary) {
+          boundary = true;
+          plan.halo_rows.push_back(static_cast<index_type>(r));
+          ah.row_ptr.push_back(static_cast<offset_type>(ah.col_idx.size()));
+        }
+        plan.entry_target[e] = -1 - static_cast<offset_type>(ah.col_idx.size());
+        const auto g = std::lower_bound(plan.ghost_ids.begin(), plan.ghost_ids.end(), c) - plan.ghost_ids.begin();
+        ah.col_idx.push_back(static_cast<index_type>(g));
+        ah.values.push_back(a.values[e]);
+      }
+    }
+    al.row_ptr[r + 1] = static_cast<offset_type>(al.col_idx.size());
+  }
+  ah.rows = static_cast<global_index_type>(plan.halo_rows.size());
+  ah.row_ptr.push_back(static_cast<offset_type>(ah.col_idx.size()));
+  // row_ptr started as {0}; the pushes above added one start per boundary row, so drop the
+  // duplicate leading zero.
+  ah.row_ptr.erase(ah.row_ptr.begin());
+
+  // Receive ranges by owner, and ask each owner for the ids we need.
+  std::vector<std::int64_t> ask_counts(p, 0);
+  for (global_index_type g : plan.ghost_ids) ++ask_counts[owner_of(rows.row_offsets, g)];
+  for (int q = 0; q < p; ++q)
+    if (ask_counts[q] > 0) {
+      plan.pattern.recv_ranks.push_back(q);
+      plan.pattern.recv_offsets.push_back(plan.pattern.recv_offsets.back() + ask_counts[q]);
+    }
+  std::vector<std::int64_t> asked_counts;
+  const auto asked = alltoallv(plan.ghost_ids, ask_counts, &asked_counts, comm);
+  plan.send_idx.resize(asked.size());
+  for (std::size_t k = 0; k < asked.size(); ++k) plan.send_idx[k] = static_cast<index_type>(asked[k] - lo);
+  for (int q = 0; q < p; ++q)
+    if (asked_counts[q] > 0) {
+      plan.pattern.send_ranks.push_back(q);
+      plan.pattern.send_offsets.push_back(plan.pattern.send_offsets.back() + asked_counts[q]);
+    }
+  return plan;
+}
+
+void scatter_values(const std::vector<double>& owned_values, halo_plan& plan) {
+  for (std::size_t e = 0; e < owned_values.size(); ++e) {
+    const offset_type t = plan.entry_target[e];
+    if (t >= 0)
+      plan.a_local.values[t] = owned_values[e];
+    else
+      plan.a_halo.values[-1 - t] = owned_values[e];
+  }
+}
+
+}  // namespace distspmv::dist

@@ -1,0 +1,44 @@
+// The halo plan (DESIGN.md §1): local renumbering of the owned rows' columns (owned columns
+// 0..n_own-1, ghosts after, grouped by owner), the split of the owned rows into A_local (owned
+// columns) and A_halo (ghost columns, boundary rows only, compressed), and per neighbour the
+// entries of x to send and the range of ghosts to receive.
+#pragma once
+
+#include <mpi.h>
+
+#include <vector>
+
+#include "common/csr_matrix.hpp"
+#include "dist/setup/assign.hpp"
+
+namespace distspmv::dist {
+
+/// Who sends what to whom in one apply. Offsets index the packed send buffer / the ghost buffer.
+struct halo_pattern {
+  std::vector<int> send_ranks;
+  std::vector<offset_type> send_offsets{0};  ///< send_ranks.size() + 1
+  std::vector<int> recv_ranks;
+  std::vector<offset_type> recv_offsets{0};  ///< recv_ranks.size() + 1
+  offset_type send_total() const { return send_offsets.back(); }
+  offset_type recv_total() const { return recv_offsets.back(); }
+};
+
+struct halo_plan {
+  csr_matrix<double, index_type> a_local;  ///< owned rows x owned columns
+  csr_matrix<double, index_type> a_halo;   ///< boundary rows x ghost columns
+  std::vector<index_type> halo_rows;       ///< owned row of each A_halo row
+  std::vector<global_index_type> ghost_ids;  ///< new global id of each ghost column (sorted)
+  std::vector<index_type> send_idx;        ///< owned rows whose x entries are packed, by neighbour
+  halo_pattern pattern;
+  /// Owned CSR entry e goes to a_local.values[target[e]] if target[e] >= 0, else to
+  /// a_halo.values[-1 - target[e]] (update_values).
+  std::vector<offset_type> entry_target;
+};
+
+/// Builds the plan from this rank's owned rows. Collective (one exchange of requested ids).
+halo_plan build_halo_plan(MPI_Comm comm, const owned_rows& rows);
+
+/// Refills a_local and a_halo values from owned CSR values (same pattern).
+void scatter_values(const std::vector<double>& owned_values, halo_plan& plan);
+
+}  // namespace distspmv::dist

@@ -1,0 +1,163 @@
+#include "dist/setup/mpi_util.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "common/errors.hpp"
+
+namespace distspmv::dist {
+namespace {
+std::int64_t g_max_message_elements = std::int64_t{1} << 30;
+
+bool fits_int(const std::vector<std::int64_t>& counts) {
+  std::int64_t sum = 0;
+  for (auto c : counts) {
+    if (c > std::numeric_limits<int>::max()) return false;
+    sum += c;
+  }
+  return sum <= std::numeric_limits<int>::max();
+}
+
+std::vector<int> to_int(const std::vector<std::int64_t>& v) { return std::vector<int>(v.begin(), v.end()); }
+
+std::vector<int> displacements(const std::vector<std::int64_t>& counts) {
+  std::vector<int> d(counts.size(), 0);
+  for (std::size_t i = 1; i < counts.size(); ++i) d[i] = d[i - 1] + static_cast<int>(counts[i - 1]);
+  return d;
+}
+}  // namespace
+
+int comm_rank(MPI_Comm comm) {
+  int r = 0;
+  DSPMV_MPI_CHECK(MPI_Comm_rank(comm, &r));
+  return r;
+}
+
+int comm_size(MPI_Comm comm) {
+  int s = 0;
+  DSPMV_MPI_CHECK(MPI_Comm_size(comm, &s));
+  return s;
+}
+
+void collective_try(MPI_Comm comm, const std::function<void()>& step) {
+  std::string message;
+  bool is_bad_input = false;
+  std::string source, where, problem;
+  try {
+    step();
+  } catch (const bad_input& e) {
+    message = e.what();
+    is_bad_input = true;
+    source = e.source();
+    where = e.where();
+    problem = e.problem();
+  } catch (const std::exception& e) {
+    message = e.what();
+    if (message.empty()) message = "unknown error";
+  }
+  const int me = comm_rank(comm);
+  const int failed_here = message.empty() ? comm_size(comm) : me;
+  int first_failed = 0;
+  DSPMV_MPI_CHECK(MPI_Allreduce(&failed_here, &first_failed, 1, MPI_INT, MPI_MIN, comm));
+  if (first_failed == comm_size(comm)) return;
+
+  // Broadcast the lowest failing rank's error: kind, then the strings.
+  int kind = is_bad_input ? 1 : 0;
+  DSPMV_MPI_CHECK(MPI_Bcast(&kind, 1, MPI_INT, first_failed, comm));
+  auto bcast_string = [&](std::string& s) {
+    std::int64_t n = static_cast<std::int64_t>(s.size());
+    DSPMV_MPI_CHECK(MPI_Bcast(&n, 1, MPI_INT64_T, first_failed, comm));
+    s.resize(static_cast<std::size_t>(n));
+    if (n > 0) DSPMV_MPI_CHECK(MPI_Bcast(s.data(), static_cast<int>(n), MPI_CHAR, first_failed, comm));
+  };
+  if (kind == 1) {
+    bcast_string(source);
+    bcast_string(where);
+    bcast_string(problem);
+    bad_input e(source, where, problem, __FILE__, __LINE__);
+    e.mark_collective();
+    throw e;
+  }
+  bcast_string(message);
+  if (first_failed != me) message = "rank " + std::to_string(first_failed) + ": " + message;
+  error e(message, __FILE__, __LINE__);
+  e.mark_collective();
+  throw e;
+}
+
+void set_max_message_elements(std::int64_t n) { g_max_message_elements = std::max<std::int64_t>(1, n); }
+std::int64_t max_message_elements() { return g_max_message_elements; }
+
+void alltoallv_raw(const void* send, const std::vector<std::int64_t>& send_counts, void* recv,
+                   const std::vector<std::int64_t>& recv_counts, MPI_Datatype type, std::size_t type_bytes,
+                   MPI_Comm comm) {
+  const int p = comm_size(comm);
+  // Everyone must take the same path: agree on whether any count is too large.
+  const std::int64_t limit = std::min<std::int64_t>(g_max_message_elements, std::numeric_limits<int>::max());
+  std::int64_t mine_large = 0;
+  for (int r = 0; r < p; ++r)
+    if (send_counts[r] > limit || recv_counts[r] > limit) mine_large = 1;
+  if (!fits_int(send_counts) || !fits_int(recv_counts)) mine_large = 1;
+  if (allreduce_max(mine_large, comm) == 0) {
+    DSPMV_MPI_CHECK(MPI_Alltoallv(send, to_int(send_counts).data(), displacements(send_counts).data(), type, recv,
+                                  to_int(recv_counts).data(), displacements(recv_counts).data(), type, comm));
+    return;
+  }
+  // Point to point in chunks of at most `limit` elements, addressed by byte offsets.
+  std::vector<MPI_Request> requests;
+  const auto* s = static_cast<const char*>(send);
+  auto* d = static_cast<char*>(recv);
+  std::int64_t send_off = 0, recv_off = 0;
+  constexpr int tag = 7301;
+  for (int r = 0; r < p; ++r) {
+    for (std::int64_t done = 0; done < recv_counts[r]; done += limit) {
+      const int n = static_cast<int>(std::min(limit, recv_counts[r] - done));
+      requests.emplace_back();
+      DSPMV_MPI_CHECK(MPI_Irecv(d + (recv_off + done) * type_bytes, n, type, r, tag, comm, &requests.back()));
+    }
+    recv_off += recv_counts[r];
+  }
+  for (int r = 0; r < p; ++r) {
+    for (std::int64_t done = 0; done < send_counts[r]; done += limit) {
+      const int n = static_cast<int>(std::min(limit, send_counts[r] - done));
+      requests.emplace_back();
+      DSPMV_MPI_CHECK(MPI_Isend(s + (send_off + done) * type_bytes, n, type, r, tag, comm, &requests.back()));
+    }
+    send_off += send_counts[r];
+  }
+  DSPMV_MPI_CHECK(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
+}
+
+std::int64_t exscan_sum(std::int64_t mine, MPI_Comm comm, std::int64_t* total) {
+  std::int64_t before = 0;
+  DSPMV_MPI_CHECK(MPI_Exscan(&mine, &before, 1, MPI_INT64_T, MPI_SUM, comm));
+  if (comm_rank(comm) == 0) before = 0;  // MPI leaves rank 0's result undefined
+  if (total) DSPMV_MPI_CHECK(MPI_Allreduce(&mine, total, 1, MPI_INT64_T, MPI_SUM, comm));
+  return before;
+}
+
+std::vector<std::int64_t> allreduce_sum(std::vector<std::int64_t> v, MPI_Comm comm) {
+  if (!v.empty())
+    DSPMV_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_INT64_T, MPI_SUM, comm));
+  return v;
+}
+
+std::int64_t allreduce_max(std::int64_t v, MPI_Comm comm) {
+  std::int64_t out = 0;
+  DSPMV_MPI_CHECK(MPI_Allreduce(&v, &out, 1, MPI_INT64_T, MPI_MAX, comm));
+  return out;
+}
+
+double allreduce_max(double v, MPI_Comm comm) {
+  double out = 0;
+  DSPMV_MPI_CHECK(MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_MAX, comm));
+  return out;
+}
+
+std::vector<std::int64_t> allgather(std::int64_t mine, MPI_Comm comm) {
+  std::vector<std::int64_t> all(comm_size(comm));
+  DSPMV_MPI_CHECK(MPI_Allgather(&mine, 1, MPI_INT64_T, all.data(), 1, MPI_INT64_T, comm));
+  return all;
+}
+
+}  // namespace distspmv::dist

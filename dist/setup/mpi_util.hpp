@@ -1,0 +1,99 @@
+// MPI helpers of the setup: typed collectives whose counts may exceed 2^31, and agreement on
+// failures so that one rank's bad input becomes the same error on every rank, never a hang.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "common/mpi_check.hpp"
+#include "common/types.hpp"
+
+namespace distspmv::dist {
+
+/// MPI datatype of a fixed-width arithmetic type.
+template <typename T>
+MPI_Datatype mpi_type() {
+  if constexpr (std::is_same_v<T, double>) return MPI_DOUBLE;
+  else if constexpr (std::is_same_v<T, float>) return MPI_FLOAT;
+  else if constexpr (std::is_same_v<T, std::int64_t>) return MPI_INT64_T;
+  else if constexpr (std::is_same_v<T, std::int32_t>) return MPI_INT32_T;
+  else if constexpr (std::is_same_v<T, std::uint8_t>) return MPI_UINT8_T;
+  else static_assert(sizeof(T) == 0, "no MPI datatype for this type");
+}
+
+int comm_rank(MPI_Comm comm);
+int comm_size(MPI_Comm comm);
+
+/// Runs `step` on every rank, then agrees: if it threw on any rank, every rank throws the error
+/// of the lowest failing rank (bad_input stays bad_input), marked collective(). Call it around
+/// every piece of setup that can fail on some ranks only, before the next collective call.
+void collective_try(MPI_Comm comm, const std::function<void()>& step);
+
+/// Elements per message of the large-count collectives below (2^30 by default; tests lower it to
+/// exercise the chunked path).
+void set_max_message_elements(std::int64_t n);
+std::int64_t max_message_elements();
+
+/// MPI_Alltoallv with 64-bit counts: one MPI_Alltoallv while everything fits an int, else
+/// point-to-point messages of at most max_message_elements(). Displacements are the exclusive
+/// prefix sums of the counts. Returns the received elements (sum of recv_counts).
+void alltoallv_raw(const void* send, const std::vector<std::int64_t>& send_counts, void* recv,
+                   const std::vector<std::int64_t>& recv_counts, MPI_Datatype type, std::size_t type_bytes,
+                   MPI_Comm comm);
+
+/// Exchanges counts (MPI_Alltoall) and data; returns the received data, grouped by source rank.
+template <typename T>
+std::vector<T> alltoallv(const std::vector<T>& send, const std::vector<std::int64_t>& send_counts,
+                         std::vector<std::int64_t>* recv_counts_out, MPI_Comm comm) {
+  const int p = comm_size(comm);
+  std::vector<std::int64_t> recv_counts(p);
+  DSPMV_MPI_CHECK(MPI_Alltoall(send_counts.data(), 1, MPI_INT64_T, recv_counts.data(), 1, MPI_INT64_T, comm));
+  std::int64_t total = 0;
+  for (auto c : recv_counts) total += c;
+  std::vector<T> recv(static_cast<std::size_t>(total));
+  alltoallv_raw(send.data(), send_counts, recv.data(), recv_counts, mpi_type<T>(), sizeof(T), comm);
+  if (recv_counts_out) *recv_counts_out = std::move(recv_counts);
+  return recv;
+}
+
+/// Same as alltoallv with the receive counts known (e.g. a second exchange with the same shape).
+template <typename T>
+void alltoallv_known(const T* send, const std::vector<std::int64_t>& send_counts, T* recv,
+                     const std::vector<std::int64_t>& recv_counts, MPI_Comm comm) {
+  alltoallv_raw(send, send_counts, recv, recv_counts, mpi_type<T>(), sizeof(T), comm);
+}
+
+/// Gathers variable-length arrays on `root` (64-bit counts); other ranks get an empty vector.
+template <typename T>
+std::vector<T> gatherv(const std::vector<T>& mine, int root, MPI_Comm comm) {
+  const int p = comm_size(comm), me = comm_rank(comm);
+  std::vector<std::int64_t> send_counts(p, 0), recv_counts(p, 0);
+  send_counts[root] = static_cast<std::int64_t>(mine.size());
+  const std::int64_t n = send_counts[root];
+  std::vector<std::int64_t> all(p);
+  DSPMV_MPI_CHECK(MPI_Gather(&n, 1, MPI_INT64_T, all.data(), 1, MPI_INT64_T, root, comm));
+  if (me == root) recv_counts = all;
+  std::int64_t total = 0;
+  for (auto c : recv_counts) total += c;
+  std::vector<T> out(static_cast<std::size_t>(total));
+  alltoallv_raw(mine.data(), send_counts, out.data(), recv_counts, mpi_type<T>(), sizeof(T), comm);
+  return out;
+}
+
+/// Exclusive prefix sum over ranks of a per-rank value (0 on rank 0) and the total.
+std::int64_t exscan_sum(std::int64_t mine, MPI_Comm comm, std::int64_t* total = nullptr);
+
+/// Elementwise sum / max over ranks.
+std::vector<std::int64_t> allreduce_sum(std::vector<std::int64_t> v, MPI_Comm comm);
+std::int64_t allreduce_max(std::int64_t v, MPI_Comm comm);
+double allreduce_max(double v, MPI_Comm comm);
+
+/// Every rank's value, in rank order.
+std::vector<std::int64_t> allgather(std::int64_t mine, MPI_Comm comm);
+
+}  // namespace distspmv::dist

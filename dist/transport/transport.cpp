@@ -1,0 +1,60 @@
+#include "dist/transport/transport.hpp"
+
+#include "common/errors.hpp"
+
+namespace distspmv::dist {
+
+transport_choice choose_transport(transport_kind requested, const transport_context& c) {
+  const bool host = c.where == backend::host;
+  auto refuse = [&](const std::string& why) {
+    DSPMV_BAD_INPUT("--transport", to_string(requested), why);
+  };
+  switch (requested) {
+    case transport_kind::automatic:
+      if (host) return {transport_kind::mpi_host, "host backend: MPI on host buffers"};
+      if (c.ranks == 1) return {transport_kind::mpi_staged, "one rank: no halo to exchange"};
+      if (c.nccl_compiled && !c.gpu_shared) return {transport_kind::nccl, "NCCL available and one GPU per rank"};
+      if (c.mpi_cuda_aware)
+        return {transport_kind::mpi_cuda, c.gpu_shared ? "ranks share a GPU (NCCL refuses that); MPI is CUDA-aware"
+                                                       : "built without NCCL; MPI is CUDA-aware"};
+      return {transport_kind::mpi_staged,
+              std::string(c.gpu_shared ? "ranks share a GPU (NCCL refuses that)" : "built without NCCL") +
+                  "; MPI is not CUDA-aware: staging through pinned host memory"};
+    case transport_kind::mpi_host:
+      if (!host) refuse("is the host backend's transport; with --backend cuda use mpi-staged, mpi-cuda or nccl");
+      return {requested, "requested"};
+    case transport_kind::nccl:
+      if (host) refuse("needs --backend cuda");
+      if (!c.nccl_compiled) refuse("distspmv was built without NCCL");
+      if (c.gpu_shared) refuse("two ranks share a GPU on one node and NCCL refuses that; use mpi-staged");
+      return {requested, "requested"};
+    case transport_kind::mpi_cuda:
+      if (host) refuse("needs --backend cuda");
+      if (!c.mpi_cuda_aware) refuse("this MPI library is not CUDA-aware (MPIX_Query_cuda_support() == 0)");
+      return {requested, "requested"};
+    case transport_kind::mpi_staged:
+      if (host) refuse("needs --backend cuda; the host backend uses mpi-host");
+      return {requested, "requested"};
+  }
+  return {transport_kind::mpi_host, ""};
+}
+
+template <typename V>
+std::unique_ptr<halo_transport<V>> make_transport(transport_kind kind, MPI_Comm comm, const halo_pattern& pattern,
+                                                  const V* send, V* recv) {
+  switch (kind) {
+    case transport_kind::mpi_host: return make_mpi_transport(comm, pattern, send, recv, false);
+    case transport_kind::mpi_cuda: return make_mpi_transport(comm, pattern, send, recv, true);
+    case transport_kind::mpi_staged: return make_staged_transport(comm, pattern, send, recv);
+    case transport_kind::nccl: return make_nccl_transport(comm, pattern, send, recv);
+    case transport_kind::automatic: break;
+  }
+  throw error("make_transport: transport not chosen", __FILE__, __LINE__);
+}
+
+template std::unique_ptr<halo_transport<double>> make_transport(transport_kind, MPI_Comm, const halo_pattern&,
+                                                                const double*, double*);
+template std::unique_ptr<halo_transport<float>> make_transport(transport_kind, MPI_Comm, const halo_pattern&,
+                                                               const float*, float*);
+
+}  // namespace distspmv::dist

@@ -1,0 +1,63 @@
+// Halo transports (DESIGN.md §5): move the packed send entries of x to the neighbours' ghost
+// buffers. Buffers are fixed at construction (persistent MPI requests, NCCL peers); one exchange
+// is begin() then end(), with the caller's local SpMV in between to overlap.
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+#include <string>
+
+#include "dist/distributed_matrix.hpp"
+#include "dist/setup/halo_plan.hpp"
+
+namespace distspmv::dist {
+
+template <typename V>
+class halo_transport {
+ public:
+  virtual ~halo_transport() = default;
+  virtual transport_kind kind() const = 0;
+  /// Starts the exchange of `send` (pattern.send_total() entries) into `recv`. Device transports
+  /// order their work after what is already on `stream`; the host transport starts the requests.
+  virtual void begin(cuda_stream_t stream) = 0;
+  /// Finishes it: host transports return with `recv` filled; device transports return once the
+  /// remaining work is enqueued on `stream` (the caller waits on it with an event).
+  virtual void end(cuda_stream_t stream) = 0;
+};
+
+/// Facts the automatic choice looks at (diagnostics.hpp gathers them).
+struct transport_context {
+  backend where = backend::host;
+  int ranks = 1;
+  bool gpu_shared = false;    ///< two ranks of one node use the same GPU
+  bool nccl_compiled = false;
+  bool mpi_cuda_aware = false;
+};
+
+struct transport_choice {
+  transport_kind kind = transport_kind::mpi_host;
+  std::string reason;
+};
+
+/// `requested` == automatic picks per DESIGN.md §5; otherwise checks the request is possible and
+/// throws bad_input naming --transport when it is not (e.g. nccl on the host backend).
+transport_choice choose_transport(transport_kind requested, const transport_context& context);
+
+/// Builds the transport over fixed buffers (host memory for mpi_host, device memory otherwise).
+template <typename V>
+std::unique_ptr<halo_transport<V>> make_transport(transport_kind kind, MPI_Comm comm, const halo_pattern& pattern,
+                                                  const V* send, V* recv);
+
+// Implemented in the backend files; make_transport dispatches to them.
+template <typename V>
+std::unique_ptr<halo_transport<V>> make_mpi_transport(MPI_Comm comm, const halo_pattern& pattern, const V* send,
+                                                      V* recv, bool device_buffers);
+template <typename V>
+std::unique_ptr<halo_transport<V>> make_staged_transport(MPI_Comm comm, const halo_pattern& pattern, const V* send,
+                                                         V* recv);
+template <typename V>
+std::unique_ptr<halo_transport<V>> make_nccl_transport(MPI_Comm comm, const halo_pattern& pattern, const V* send,
+                                                       V* recv);
+
+}  // namespace distspmv::dist
