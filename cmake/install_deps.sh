@@ -13,4 +13,5 @@ $SUDO apt-get install -y -q --no-install-recommends \
   libopenmpi-dev openmpi-bin libmetis-dev libhdf5-dev zlib1g-dev \
   libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev \
   python3 python3-numpy python3-scipy python3-h5py \
-  clang-14 libclang-rt-14-dev
+  clang-14 libclang-rt-14-dev \
+  slurm-wlm munge
