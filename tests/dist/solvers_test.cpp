@@ -1,0 +1,492 @@
+// CG and GMRES over the distributed API at 1, 2 and 4 ranks (host backend): convergence, the same
+// iteration counts as a one-rank solve, the solution against the known x = 1, non-symmetric
+// matrices, errors on every rank (never a hang), zero and NaN right-hand sides, the vector kernels.
+//
+// Every check that decides whether a test goes on is made on globally reduced values, so that
+// all ranks take the same path through the collective calls.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "common/errors.hpp"
+#include "dist/distributed_matrix.hpp"
+#include "dist/solvers/cg.hpp"
+#include "dist/solvers/gmres.hpp"
+#include "dist/solvers/vector_ops.hpp"
+
+namespace distspmv::solvers {
+namespace {
+
+using matrix = distributed_matrix<double>;
+
+// ---- helpers ---------------------------------------------------------------------------------
+
+int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+double max_over_ranks(double v, MPI_Comm comm = MPI_COMM_WORLD) {
+  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return v;
+}
+
+/// True on every rank when `flag` is true on every rank.
+bool all_ranks(bool flag, MPI_Comm comm = MPI_COMM_WORLD) {
+  int v = flag ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MIN, comm);
+  return v == 1;
+}
+
+matrix_options host_options(partitioner part = partitioner::block) {
+  matrix_options o;
+  o.where = backend::host;
+  o.partition = part;
+  return o;
+}
+
+struct entry {
+  global_index_type col;
+  double value;
+};
+
+/// A matrix of `n` rows given row by row (columns sorted), each rank passing an even share of the
+/// rows in the caller's layout.
+matrix matrix_from_rows(MPI_Comm comm, global_index_type n, const std::function<std::vector<entry>(global_index_type)>& row,
+                        partitioner part = partitioner::block) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &ranks);
+  const global_index_type first = n * rank / ranks, last = n * (rank + 1) / ranks;
+  std::vector<offset_type> row_ptr{0};
+  std::vector<global_index_type> cols;
+  std::vector<double> values;
+  for (global_index_type i = first; i < last; ++i) {
+    for (const entry& e : row(i)) {
+      cols.push_back(e.col);
+      values.push_back(e.value);
+    }
+    row_ptr.push_back(static_cast<offset_type>(cols.size()));
+  }
+  return matrix::from_csr(comm, n, first, last - first, row_ptr.data(), cols.data(), values.data(),
+                          memory_space::host, host_options(part));
+}
+
+/// 7-point Laplacian on an N^3 grid, with `diagonal` on the diagonal (6 is gen:poisson3d).
+std::vector<entry> laplacian3d_row(global_index_type i, global_index_type N, double diagonal) {
+  const global_index_type x = i % N, y = (i / N) % N, z = i / (N * N);
+  std::vector<entry> r;
+  if (z > 0) r.push_back({i - N * N, -1});
+  if (y > 0) r.push_back({i - N, -1});
+  if (x > 0) r.push_back({i - 1, -1});
+  r.push_back({i, diagonal});
+  if (x + 1 < N) r.push_back({i + 1, -1});
+  if (y + 1 < N) r.push_back({i + N, -1});
+  if (z + 1 < N) r.push_back({i + N * N, -1});
+  return r;
+}
+
+/// Central-difference convection-diffusion on an N^2 grid: non-symmetric, strictly diagonally
+/// dominant (|off-diagonal| sum 4 < 4.5).
+std::vector<entry> convection_diffusion_row(global_index_type i, global_index_type N) {
+  const global_index_type x = i % N, y = i / N;
+  std::vector<entry> r;
+  if (y > 0) r.push_back({i - N, -1.2});
+  if (x > 0) r.push_back({i - 1, -1.4});
+  r.push_back({i, 4.5});
+  if (x + 1 < N) r.push_back({i + 1, -0.6});
+  if (y + 1 < N) r.push_back({i + N, -0.8});
+  return r;
+}
+
+/// Deterministic hash to [0, 1).
+double hash01(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t s = a * 0x9e3779b97f4a7c15ULL ^ (b + 0x632be59bd9b4e019ULL);
+  s ^= s >> 31;
+  s *= 0xbf58476d1ce4e5b9ULL;
+  s ^= s >> 29;
+  return static_cast<double>(s >> 11) / 9007199254740992.0;
+}
+
+/// Random non-symmetric banded rows of 1..9 off-diagonal entries, diagonal 1 + sum |off|.
+std::vector<entry> random_dominant_row(global_index_type i, global_index_type n) {
+  const int len = 1 + static_cast<int>(hash01(i, 0) * 9);
+  std::vector<entry> r;
+  double sum = 0;
+  for (int k = 0; k < len; ++k) {
+    const auto off = static_cast<global_index_type>(hash01(i, 2 * k + 1) * 80) - 40;
+    const global_index_type c = std::clamp<global_index_type>(i + off, 0, n - 1);
+    if (c == i || std::any_of(r.begin(), r.end(), [&](const entry& e) { return e.col == c; })) continue;
+    const double v = hash01(i, 2 * k + 2) - 0.7;
+    r.push_back({c, v});
+    sum += std::abs(v);
+  }
+  r.push_back({i, 1 + sum});
+  std::sort(r.begin(), r.end(), [](const entry& a, const entry& b) { return a.col < b.col; });
+  return r;
+}
+
+/// b = A * 1 (so that the solution is x = 1), in the partitioned layout.
+std::vector<double> rhs_of_ones(matrix& A) {
+  std::vector<double> ones(A.local_rows(), 1.0), b(A.local_rows());
+  A.apply(1.0, ones.data(), 0.0, b.data());
+  return b;
+}
+
+/// Largest |x_i - 1| over all ranks.
+double error_from_ones(const std::vector<double>& x, MPI_Comm comm) {
+  double e = 0;
+  for (double v : x) e = std::max(e, std::abs(v - 1.0));
+  return max_over_ranks(e, comm);
+}
+
+using solver_fn = solve_result (*)(matrix&, const double*, double*, const solver_options&);
+
+struct run {
+  solve_result result;
+  double error = 0;  ///< max |x - 1|
+};
+
+/// Solves A x = A 1 from x = 0.
+run solve_for_ones(matrix& A, solver_fn solve, const solver_options& options) {
+  const auto b = rhs_of_ones(A);
+  std::vector<double> x(A.local_rows(), 0.0);
+  run r;
+  r.result = solve(A, b.data(), x.data(), options);
+  r.error = error_from_ones(x, A.comm());
+  return r;
+}
+
+/// Runs `action` on every rank and returns true on every rank when it threw distspmv::error on
+/// every rank; `message` receives this rank's what().
+bool throws_everywhere(const std::function<void()>& action, std::string* message = nullptr) {
+  bool threw = false;
+  try {
+    action();
+  } catch (const error& e) {
+    threw = true;
+    if (message) *message = e.what();
+  }
+  return all_ranks(threw);
+}
+
+// ---- agreement with a one-rank solve ---------------------------------------------------------
+
+struct method_case {
+  const char* name;
+  solver_fn solve;
+};
+
+class SolverOnPoisson : public ::testing::TestWithParam<method_case> {};
+
+/// The same solve on all ranks and on each rank alone (MPI_COMM_SELF): the iteration counts
+/// differ at most by one (rounding order differs), both reach rtol, x is close to 1.
+void expect_matches_one_rank(const method_case& method, partitioner part, bool jacobi) {
+  const std::string source = "gen:poisson3d:12";
+  solver_options options;
+  options.rtol = 1e-8;
+  options.jacobi = jacobi;
+  auto A = matrix::from_source(MPI_COMM_WORLD, source, host_options(part));
+  const run dist = solve_for_ones(A, method.solve, options);
+  auto A1 = matrix::from_source(MPI_COMM_SELF, source, host_options(part));
+  const run serial = solve_for_ones(A1, method.solve, options);
+
+  EXPECT_TRUE(dist.result.converged);
+  EXPECT_TRUE(serial.result.converged);
+  EXPECT_LE(dist.result.final_relative_residual, options.rtol);
+  EXPECT_NEAR(dist.result.iterations, serial.result.iterations, 1)
+      << method.name << " on " << A.ranks() << " ranks vs 1 rank";
+  EXPECT_GT(dist.result.iterations, 5);  // not trivially solved
+  EXPECT_LT(dist.error, 1e-5);           // cond(A) ~ 60 times rtol, with margin
+  EXPECT_EQ(dist.result.residual_history.size(), static_cast<std::size_t>(dist.result.iterations) + 1);
+  EXPECT_DOUBLE_EQ(dist.result.residual_history.front(), 1.0);  // x0 = 0: r0 = b
+}
+
+TEST_P(SolverOnPoisson, SameIterationsAsOneRankBlockPartition) { expect_matches_one_rank(GetParam(), partitioner::block, true); }
+TEST_P(SolverOnPoisson, SameIterationsAsOneRankMetis) { expect_matches_one_rank(GetParam(), partitioner::metis, true); }
+TEST_P(SolverOnPoisson, SameIterationsAsOneRankNoJacobi) { expect_matches_one_rank(GetParam(), partitioner::block, false); }
+
+INSTANTIATE_TEST_SUITE_P(Methods, SolverOnPoisson,
+                         ::testing::Values(method_case{"cg", &cg}, method_case{"gmres", &gmres}),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// ---- GMRES on non-symmetric matrices ---------------------------------------------------------
+
+TEST(Gmres, ConvectionDiffusionWithRestarts) {
+  const global_index_type N = 40;
+  auto A = matrix_from_rows(MPI_COMM_WORLD, N * N, [&](global_index_type i) { return convection_diffusion_row(i, N); },
+                            partitioner::metis);
+  for (bool jacobi : {true, false}) {
+    solver_options options;
+    options.restart = 8;  // fewer than the iterations needed: the restarts are exercised
+    options.jacobi = jacobi;
+    const run r = solve_for_ones(A, &gmres, options);
+    EXPECT_TRUE(r.result.converged) << "jacobi " << jacobi;
+    EXPECT_GT(r.result.iterations, options.restart);
+    EXPECT_LE(r.result.final_relative_residual, options.rtol);
+    EXPECT_LT(r.error, 1e-6);
+  }
+}
+
+TEST(Gmres, RandomNonSymmetricDiagonallyDominant) {
+  const global_index_type n = 3001;  // odd: uneven shares
+  auto A = matrix_from_rows(MPI_COMM_WORLD, n, [&](global_index_type i) { return random_dominant_row(i, n); },
+                            partitioner::metis);
+  const run r = solve_for_ones(A, &gmres, {});
+  EXPECT_TRUE(r.result.converged);
+  EXPECT_LE(r.result.final_relative_residual, 1e-8);
+  EXPECT_LT(r.error, 1e-6);
+}
+
+TEST(Gmres, CgFailsWhereGmresWorksOnNonSymmetric) {
+  // CG is not for non-symmetric matrices, but must not hang or lie: converged must mean the true
+  // residual reached rtol, whatever happened on the way.
+  const global_index_type N = 30;
+  auto A = matrix_from_rows(MPI_COMM_WORLD, N * N, [&](global_index_type i) { return convection_diffusion_row(i, N); });
+  solver_options options;
+  options.max_iters = 200;
+  const auto b = rhs_of_ones(A);
+  std::vector<double> x(A.local_rows(), 0.0);
+  bool ok = true;
+  try {
+    const auto r = cg(A, b.data(), x.data(), options);
+    if (r.converged) ok = r.final_relative_residual <= options.rtol;
+  } catch (const error&) {
+    // a breakdown detected (p^T A p <= 0) is a fine answer too
+  }
+  EXPECT_TRUE(all_ranks(ok));
+}
+
+// ---- errors on every rank --------------------------------------------------------------------
+
+TEST(Cg, NegatedDiagonalThrowsOnEveryRankWithJacobi) {
+  const global_index_type N = 10;
+  auto A = matrix_from_rows(MPI_COMM_WORLD, N * N * N, [&](global_index_type i) { return laplacian3d_row(i, N, -6); });
+  const auto b = rhs_of_ones(A);
+  std::vector<double> x(A.local_rows(), 0.0);
+  std::string message;
+  EXPECT_TRUE(throws_everywhere([&] { cg(A, b.data(), x.data(), {}); }, &message));
+  EXPECT_NE(message.find("not symmetric positive definite"), std::string::npos) << message;
+  EXPECT_NE(message.find("diagonal"), std::string::npos) << message;
+}
+
+TEST(Cg, NegatedDiagonalThrowsOnEveryRankWithoutJacobi) {
+  const global_index_type N = 10;
+  auto A = matrix_from_rows(MPI_COMM_WORLD, N * N * N, [&](global_index_type i) { return laplacian3d_row(i, N, -6); },
+                            partitioner::metis);
+  const auto b = rhs_of_ones(A);
+  std::vector<double> x(A.local_rows(), 0.0);
+  solver_options options;
+  options.jacobi = false;
+  std::string message;
+  EXPECT_TRUE(throws_everywhere([&] { cg(A, b.data(), x.data(), options); }, &message));
+  EXPECT_NE(message.find("p^T A p"), std::string::npos) << message;
+  EXPECT_NE(message.find("not symmetric positive definite"), std::string::npos) << message;
+}
+
+TEST(Solvers, NanInRightHandSideThrowsOnEveryRank) {
+  auto A = matrix::from_source(MPI_COMM_WORLD, "gen:poisson3d:6", host_options());
+  auto b = rhs_of_ones(A);
+  if (A.rank() == A.ranks() - 1 && !b.empty()) b.back() = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> x(A.local_rows(), 0.0);
+  for (solver_fn solve : {&cg, &gmres}) {
+    std::string message;
+    EXPECT_TRUE(throws_everywhere([&] { solve(A, b.data(), x.data(), {}); }, &message));
+    EXPECT_NE(message.find("NaN"), std::string::npos) << message;
+  }
+}
+
+TEST(Solvers, BadOptionsThrow) {
+  auto A = matrix::from_source(MPI_COMM_WORLD, "gen:poisson3d:4", host_options());
+  const auto b = rhs_of_ones(A);
+  std::vector<double> x(A.local_rows(), 0.0);
+  solver_options bad_rtol;
+  bad_rtol.rtol = 0;
+  solver_options bad_restart;
+  bad_restart.restart = 0;
+  EXPECT_TRUE(throws_everywhere([&] { cg(A, b.data(), x.data(), bad_rtol); }));
+  EXPECT_TRUE(throws_everywhere([&] { gmres(A, b.data(), x.data(), bad_restart); }));
+}
+
+// ---- right-hand sides, limits, options -------------------------------------------------------
+
+TEST(Solvers, ZeroRightHandSideGivesZeroSolution) {
+  auto A = matrix::from_source(MPI_COMM_WORLD, "gen:poisson3d:6", host_options());
+  const std::vector<double> b(A.local_rows(), 0.0);
+  for (solver_fn solve : {&cg, &gmres}) {
+    std::vector<double> x(A.local_rows(), 3.0);  // a non-zero initial guess is overwritten
+    const auto r = solve(A, b.data(), x.data(), {});
+    EXPECT_TRUE(r.converged);
+    EXPECT_EQ(r.iterations, 0);
+    EXPECT_EQ(r.final_relative_residual, 0.0);
+    double largest = 0;
+    for (double v : x) largest = std::max(largest, std::abs(v));
+    EXPECT_EQ(max_over_ranks(largest), 0.0);
+  }
+}
+
+TEST(Solvers, MaxItersStopsWithoutConvergence) {
+  auto A = matrix::from_source(MPI_COMM_WORLD, "gen:poisson3d:10", host_options());
+  solver_options options;
+  options.max_iters = 3;
+  for (solver_fn solve : {&cg, &gmres}) {
+    const run r = solve_for_ones(A, solve, options);
+    EXPECT_FALSE(r.result.converged);
+    EXPECT_EQ(r.result.iterations, 3);
+    EXPECT_GT(r.result.final_relative_residual, options.rtol);
+    EXPECT_LT(r.result.final_relative_residual, 1.0);  // but it made progress
+  }
+}
+
+TEST(Solvers, InitialGuessIsUsed) {
+  auto A = matrix::from_source(MPI_COMM_WORLD, "gen:poisson3d:8", host_options());
+  const auto b = rhs_of_ones(A);
+  for (solver_fn solve : {&cg, &gmres}) {
+    std::vector<double> x(A.local_rows(), 1.0);  // the exact solution
+    const auto r = solve(A, b.data(), x.data(), {});
+    EXPECT_TRUE(r.converged);
+    EXPECT_EQ(r.iterations, 0);
+  }
+}
+
+TEST(Solvers, TimingAndHistoryOptions) {
+  auto A = matrix::from_source(MPI_COMM_WORLD, "gen:poisson3d:8", host_options());
+  solver_options options;
+  options.timing = true;
+  options.record_history = false;
+  const run r = solve_for_ones(A, &cg, options);
+  EXPECT_TRUE(r.result.converged);
+  EXPECT_TRUE(r.result.residual_history.empty());
+  EXPECT_GT(r.result.spmv_seconds, 0.0);
+  EXPECT_LE(r.result.spmv_seconds, r.result.total_seconds);
+  EXPECT_GT(r.result.spmv_fraction(), 0.0);
+  // one SpMV per iteration, plus r0 and the final true residual
+  EXPECT_EQ(r.result.spmv_calls, r.result.iterations + 2);
+  EXPECT_GT(r.result.seconds_per_iteration(), 0.0);
+  // the timings are the largest over ranks: the same everywhere
+  EXPECT_EQ(max_over_ranks(r.result.total_seconds), r.result.total_seconds);
+}
+
+// ---- vector kernels --------------------------------------------------------------------------
+
+TEST(VectorOps, GlobalReductionsMatchSerialSums) {
+  const int rank = world_rank();
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const std::int64_t n = 1000 + 17 * rank;  // unequal shares
+  const int k = 5;
+  vector_ops ops(backend::host, MPI_COMM_WORLD, n, k + 1);
+  // Columns V_j[i] = f(rank, j, i); w[i] = g(rank, i); all exact in binary (multiples of 1/8).
+  std::vector<double> V(static_cast<std::size_t>(k) * n), w(n);
+  double expected[k + 1] = {};
+  for (std::int64_t i = 0; i < n; ++i) w[i] = ((i + rank) % 7) * 0.125;
+  for (int j = 0; j < k; ++j)
+    for (std::int64_t i = 0; i < n; ++i) V[j * n + i] = ((i * (j + 1) + rank) % 5) - 2.0;
+  for (int r = 0; r < ranks; ++r) {  // the global sums, computed independently on every rank
+    const std::int64_t nr = 1000 + 17 * r;
+    for (std::int64_t i = 0; i < nr; ++i) {
+      const double wi = ((i + r) % 7) * 0.125;
+      for (int j = 0; j < k; ++j) expected[j] += (((i * (j + 1) + r) % 5) - 2.0) * wi;
+      expected[k] += wi * wi;
+    }
+  }
+  double out[k + 1];
+  ops.dots(k, V.data(), w.data(), true, out);
+  for (int j = 0; j <= k; ++j) EXPECT_EQ(out[j], expected[j]) << "value " << j;
+  EXPECT_EQ(ops.dot(w.data(), w.data()), expected[k]);
+
+  // combine: w += sum_j c_j V_j
+  const double c[k] = {1, -2, 0.5, 0, 3};
+  std::vector<double> w2 = w;
+  ops.combine(k, V.data(), c, w2.data());
+  for (std::int64_t i = 0; i < n; i += 97) {
+    double e = w[i];
+    for (int j = 0; j < k; ++j) e += c[j] * V[j * n + i];
+    EXPECT_DOUBLE_EQ(w2[i], e);
+  }
+}
+
+TEST(VectorOps, FusedCgUpdate) {
+  const std::int64_t n = 333;
+  vector_ops ops(backend::host, MPI_COMM_WORLD, n, 2);
+  std::vector<double> p(n), q(n), d(n), x(n, 1.0), r(n), z(n);
+  for (std::int64_t i = 0; i < n; ++i) {
+    p[i] = 0.5 * (i % 3);
+    q[i] = 0.25 * (i % 5);
+    d[i] = 1.0 / (1 + i % 4);
+    r[i] = 2.0 - 0.125 * (i % 9);
+  }
+  const auto x0 = x, r0 = r;
+  const double a = 0.5;
+  const auto v = ops.cg_update(a, p.data(), q.data(), d.data(), x.data(), r.data(), z.data());
+  double rz = 0, rr = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double ri = r0[i] - a * q[i];
+    EXPECT_DOUBLE_EQ(x[i], x0[i] + a * p[i]);
+    EXPECT_DOUBLE_EQ(r[i], ri);
+    EXPECT_DOUBLE_EQ(z[i], d[i] * ri);
+    rz += ri * d[i] * ri;
+    rr += ri * ri;
+  }
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  EXPECT_NEAR(v[0], ranks * rz, 1e-12 * ranks * rz);
+  EXPECT_NEAR(v[1], ranks * rr, 1e-12 * ranks * rr);
+}
+
+TEST(VectorOps, ZeroLengthRank) {
+  // A rank may own no rows: every kernel must accept n == 0 and still join the reductions.
+  const bool empty = world_rank() == 0;
+  const std::int64_t n = empty ? 0 : 10;
+  vector_ops ops(backend::host, MPI_COMM_WORLD, n, 3);
+  std::vector<double> v(10, 2.0);
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  EXPECT_EQ(ops.dot(v.data(), v.data()), 40.0 * (ranks - 1));
+}
+
+// ---- MPI-aware GoogleTest main -----------------------------------------------------------------
+
+/// On ranks other than 0: print nothing but failures, prefixed with the rank, so that a failure
+/// on one rank only is visible (rank 0 prints the usual report).
+class failure_printer : public ::testing::EmptyTestEventListener {
+ public:
+  explicit failure_printer(int rank) : rank_(rank) {}
+  void OnTestPartResult(const ::testing::TestPartResult& r) override {
+    if (!r.failed()) return;
+    std::fprintf(stderr, "[rank %d] %s:%d: failure\n%s\n", rank_, r.file_name() ? r.file_name() : "?",
+                 r.line_number(), r.summary());
+  }
+
+ private:
+  int rank_;
+};
+
+}  // namespace
+}  // namespace distspmv::solvers
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  const int rank = distspmv::solvers::world_rank();
+  if (rank != 0) {
+    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+    listeners.Append(new distspmv::solvers::failure_printer(rank));
+  }
+  // A failure on any rank fails the program on every rank.
+  int failed = RUN_ALL_TESTS() != 0 ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (rank == 0 && failed) std::fprintf(stderr, "solvers_test: a test failed on at least one rank\n");
+  MPI_Finalize();
+  return failed;
+}
