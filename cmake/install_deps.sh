@@ -14,4 +14,5 @@ $SUDO apt-get install -y -q --no-install-recommends \
   libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev \
   python3 python3-numpy python3-scipy python3-h5py \
   clang-14 libclang-rt-14-dev \
-  slurm-wlm munge
+  slurm-wlm munge \
+  petsc-dev
