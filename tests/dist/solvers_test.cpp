@@ -5,22 +5,29 @@
 // Every check that decides whether a test goes on is made on globally reduced values, so that
 // all ranks take the same path through the collective calls.
 #include <gtest/gtest.h>
+#include <hdf5.h>
 #include <mpi.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "apps/solve.hpp"
 #include "common/errors.hpp"
 #include "dist/distributed_matrix.hpp"
 #include "dist/solvers/cg.hpp"
 #include "dist/solvers/gmres.hpp"
 #include "dist/solvers/vector_ops.hpp"
+#include "tests/support/test_support.hpp"
 
 namespace distspmv::solvers {
 namespace {
@@ -452,6 +459,163 @@ TEST(VectorOps, ZeroLengthRank) {
   int ranks = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   EXPECT_EQ(ops.dot(v.data(), v.data()), 40.0 * (ranks - 1));
+}
+
+// ---- the solve command (apps/solve.cpp) ------------------------------------------------------
+
+/// A temporary folder made by rank 0, the same path on every rank; removed at the end of scope.
+class shared_temp_dir {
+ public:
+  shared_temp_dir() {
+    if (world_rank() == 0) path_ = test::make_temp_dir("distspmv-solve");
+    int n = static_cast<int>(path_.size());
+    MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    path_.resize(n);
+    MPI_Bcast(path_.data(), n, MPI_CHAR, 0, MPI_COMM_WORLD);
+  }
+  shared_temp_dir(const shared_temp_dir&) = delete;
+  shared_temp_dir& operator=(const shared_temp_dir&) = delete;
+  ~shared_temp_dir() {
+    MPI_Barrier(MPI_COMM_WORLD);  // nobody still reads the files
+    if (world_rank() == 0) std::filesystem::remove_all(path_);
+  }
+  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+/// Rank 0 writes a 1-D float64 dataset `name` to a new HDF5 file.
+void write_h5_dataset(const std::string& path, const char* name, const std::vector<double>& v) {
+  const hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  const hsize_t dims[1] = {v.size()};
+  const hid_t space = H5Screate_simple(1, dims, nullptr);
+  const hid_t set = H5Dcreate2(file, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
+  H5Dclose(set);
+  H5Sclose(space);
+  H5Fclose(file);
+}
+
+std::vector<double> read_h5_dataset(const std::string& path, const char* name) {
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (file < 0) return {};
+  const hid_t set = H5Dopen2(file, name, H5P_DEFAULT);
+  const hid_t space = H5Dget_space(set);
+  std::vector<double> v(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space)));
+  H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
+  H5Sclose(space);
+  H5Dclose(set);
+  H5Fclose(file);
+  return v;
+}
+
+/// b = A v in the original row order, computed on one rank (every rank computes it).
+std::vector<double> product_in_original_order(const std::string& source, const std::vector<double>& v) {
+  auto A = matrix::from_source(MPI_COMM_SELF, source, host_options());
+  std::vector<double> vp(A.local_rows()), bp(A.local_rows()), b(v.size());
+  A.to_partitioned(v.data(), vp.data());
+  A.apply(1.0, vp.data(), 0.0, bp.data());
+  A.from_partitioned(bp.data(), b.data());
+  return b;
+}
+
+app::solve_options quiet_host_solve(const std::string& source, const std::string& method) {
+  app::solve_options o;
+  o.source = source;
+  o.method = method;
+  o.backend = "host";
+  o.history_every = 0;
+  return o;
+}
+
+TEST(SolveCommand, JsonReportHasTheContractKeys) {
+  const shared_temp_dir dir;
+  for (const char* method : {"cg", "gmres"}) {
+    auto o = quiet_host_solve("gen:poisson3d:8", method);
+    o.json = dir / (std::string("solve_") + method + ".json");
+    EXPECT_EQ(app::run_solve(o), 0);
+    MPI_Barrier(MPI_COMM_WORLD);
+    std::ifstream in(o.json);  // visible on every rank (one machine)
+    EXPECT_TRUE(in.good()) << o.json;
+    if (!in.good()) continue;
+    const auto j = nlohmann::json::parse(in);
+    for (const char* key : {"iterations", "converged", "final_relative_residual", "time_per_iteration_us",
+                            "spmv_fraction", "ranks", "method", "matrix", "backend", "transport", "partition",
+                            "residual_history", "git_revision"})
+      EXPECT_TRUE(j.contains(key)) << key;
+    int ranks = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    EXPECT_EQ(j["ranks"], ranks);
+    EXPECT_EQ(j["method"], method);
+    EXPECT_EQ(j["backend"], "host");
+    EXPECT_EQ(j["converged"], true);
+    EXPECT_LE(j["final_relative_residual"].get<double>(), 1e-8);
+    EXPECT_LT(j["max_error_vs_ones"].get<double>(), 1e-6);
+    EXPECT_GT(j["spmv_fraction"].get<double>(), 0.0);
+    EXPECT_LE(j["spmv_fraction"].get<double>(), 1.0);
+    EXPECT_EQ(j["residual_history"].size(), j["iterations"].get<std::size_t>() + 1);
+  }
+}
+
+/// --rhs (HDF5 dataset b, or a Matrix Market array) and --output (dataset x) in the original row
+/// order, whatever the partitioner does to the rows.
+void expect_rhs_and_output_in_original_order(const std::string& rhs_kind, const std::string& partition) {
+  const std::string source = "gen:poisson3d:7";
+  const shared_temp_dir dir;
+  const std::size_t n = 343;
+  std::vector<double> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = 1.0 + static_cast<double>(i) / n;  // not symmetric in i
+  const auto b = product_in_original_order(source, v);
+  auto o = quiet_host_solve(source, "gmres");
+  o.partition = partition;
+  o.output = dir / "x.h5";
+  o.rhs = dir / (rhs_kind == "h5" ? "b.h5" : "b.mtx");
+  if (world_rank() == 0) {
+    if (rhs_kind == "h5") {
+      write_h5_dataset(o.rhs, "b", b);
+    } else {
+      std::ofstream f(o.rhs);
+      f << "%%MatrixMarket matrix array real general\n% a comment\n" << n << " 1\n";
+      f.precision(17);
+      for (double x : b) f << x << "\n";
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_EQ(app::run_solve(o), 0);
+  double err = 0;
+  if (world_rank() == 0) {
+    const auto x = read_h5_dataset(o.output, "x");
+    EXPECT_EQ(x.size(), n);
+    for (std::size_t i = 0; i < std::min(n, x.size()); ++i) err = std::max(err, std::abs(x[i] - v[i]));
+    EXPECT_LT(err, 1e-6) << rhs_kind << ", " << partition;
+  }
+}
+
+TEST(SolveCommand, RhsFromHdf5OutputInOriginalOrderMetis) { expect_rhs_and_output_in_original_order("h5", "metis"); }
+TEST(SolveCommand, RhsFromMatrixMarketOutputInOriginalOrderBlock) {
+  expect_rhs_and_output_in_original_order("mtx", "block");
+}
+
+TEST(SolveCommand, NotConvergedExitsWithTwo) {
+  auto o = quiet_host_solve("gen:poisson3d:8", "cg");
+  o.max_iters = 2;
+  EXPECT_EQ(app::run_solve(o), 2);
+}
+
+TEST(SolveCommand, BadRhsFailsOnEveryRank) {
+  const shared_temp_dir dir;
+  auto o = quiet_host_solve("gen:poisson3d:5", "cg");
+  o.rhs = dir / "short.h5";
+  if (world_rank() == 0) write_h5_dataset(o.rhs, "b", std::vector<double>(10, 1.0));
+  MPI_Barrier(MPI_COMM_WORLD);
+  std::string message;
+  EXPECT_TRUE(throws_everywhere([&] { app::run_solve(o); }, &message));
+  EXPECT_NE(message.find("has 10 entries, the matrix has 125 rows"), std::string::npos) << message;
+
+  o.rhs = dir / "missing.h5";
+  EXPECT_TRUE(throws_everywhere([&] { app::run_solve(o); }, &message));
+  EXPECT_NE(message.find("missing.h5"), std::string::npos) << message;
 }
 
 // ---- MPI-aware GoogleTest main -----------------------------------------------------------------

@@ -1,0 +1,430 @@
+// `distspmv solve` (solve.hpp): load A distributed, build b, run CG or GMRES, write x and the
+// report. Every step that can fail on some ranks only (reading b, writing files on rank 0) goes
+// through dist::collective_try, so a failure is the same error on every rank, never a hang.
+#include "apps/solve.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <hdf5.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/errors.hpp"
+#include "common/mpi_check.hpp"
+#include "dist/distributed_matrix.hpp"
+#include "dist/setup/mpi_util.hpp"
+#include "dist/solvers/cg.hpp"
+#include "dist/solvers/gmres.hpp"
+#include "dist/solvers/vector_ops.hpp"
+#include "distspmv/config.hpp"
+#include "local_kernels/device_storage.hpp"
+#include "local_kernels/device_timing.hpp"
+
+namespace distspmv::app {
+
+namespace {
+
+using matrix = distributed_matrix<double>;
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool is_hdf5_path(const std::string& p) { return ends_with(p, ".h5") || ends_with(p, ".hdf5"); }
+
+// ---- HDF5 vectors ----------------------------------------------------------------------------
+
+/// Owns one HDF5 identifier (closed by the function given), so that errors close what was opened.
+class h5_id {
+ public:
+  h5_id(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
+  h5_id(const h5_id&) = delete;
+  h5_id& operator=(const h5_id&) = delete;
+  ~h5_id() {
+    if (id_ >= 0) close_(id_);
+  }
+  hid_t get() const { return id_; }
+  bool ok() const { return id_ >= 0; }
+  /// Closes now and reports whether HDF5 could (a file close flushes).
+  bool close() { return id_ < 0 || close_(std::exchange(id_, -1)) >= 0; }
+
+ private:
+  hid_t id_;
+  herr_t (*close_)(hid_t);
+};
+
+/// Entries per HDF5 transfer: HDF5 1.10 fails single transfers of 2 GiB and more.
+constexpr hsize_t h5_piece = hsize_t{1} << 27;
+
+/// Entries [first, first + count) of the 1-D dataset `name` (any integer or float type, read as
+/// double); the dataset must hold exactly `rows` entries (an N x 1 or 1 x N 2-D one is accepted).
+std::vector<double> read_h5_vector(const std::string& path, const std::string& name, global_index_type rows,
+                                   global_index_type first, global_index_type count) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // our messages name the file and dataset
+  const std::string where = "dataset /" + name;
+  h5_id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (!file.ok()) DSPMV_BAD_INPUT(path, "", "cannot open it as an HDF5 file (missing, unreadable or not HDF5)");
+  if (H5Lexists(file.get(), name.c_str(), H5P_DEFAULT) <= 0)
+    DSPMV_BAD_INPUT(path, where, "not found (the right-hand side must be a 1-D dataset named " + name + ")");
+  h5_id set(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
+  h5_id type(set.ok() ? H5Dget_type(set.get()) : -1, H5Tclose);
+  h5_id space(set.ok() ? H5Dget_space(set.get()) : -1, H5Sclose);
+  if (!type.ok() || !space.ok()) DSPMV_BAD_INPUT(path, where, "cannot open the dataset");
+  const H5T_class_t cls = H5Tget_class(type.get());
+  if (cls != H5T_FLOAT && cls != H5T_INTEGER) DSPMV_BAD_INPUT(path, where, "not a numeric dataset");
+  const int ndims = H5Sget_simple_extent_ndims(space.get());
+  hsize_t dims[2] = {0, 1};
+  if (ndims < 1 || ndims > 2 || H5Sget_simple_extent_dims(space.get(), dims, nullptr) < 0 ||
+      (ndims == 2 && dims[0] != 1 && dims[1] != 1))
+    DSPMV_BAD_INPUT(path, where, "must be 1-D (or N x 1)");
+  const hsize_t total = dims[0] * (ndims == 2 ? dims[1] : 1);
+  if (total != static_cast<hsize_t>(rows))
+    DSPMV_BAD_INPUT(path, where, fmt::format("has {} entries, the matrix has {} rows", total, rows));
+
+  // Read through a 1-D view of the file space (an N x 1 dataset is contiguous in the same order).
+  const hsize_t flat[1] = {total};
+  h5_id file_space(H5Screate_simple(1, flat, nullptr), H5Sclose);
+  std::vector<double> v(static_cast<std::size_t>(count));
+  for (hsize_t done = 0; done < static_cast<hsize_t>(count); done += h5_piece) {
+    const hsize_t n[1] = {std::min<hsize_t>(h5_piece, count - done)};
+    const hsize_t start[1] = {static_cast<hsize_t>(first) + done};
+    h5_id mem(H5Screate_simple(1, n, nullptr), H5Sclose);
+    h5_id slab(H5Scopy(space.get()), H5Sclose);
+    if (ndims == 2) {  // select the same entries of the 2-D space
+      const hsize_t start2[2] = {dims[0] == 1 ? 0 : start[0], dims[0] == 1 ? start[0] : 0};
+      const hsize_t n2[2] = {dims[0] == 1 ? 1 : n[0], dims[0] == 1 ? n[0] : 1};
+      H5Sselect_hyperslab(slab.get(), H5S_SELECT_SET, start2, nullptr, n2, nullptr);
+    } else {
+      H5Sselect_hyperslab(slab.get(), H5S_SELECT_SET, start, nullptr, n, nullptr);
+    }
+    if (H5Dread(set.get(), H5T_NATIVE_DOUBLE, mem.get(), slab.get(), H5P_DEFAULT, v.data() + done) < 0)
+      DSPMV_BAD_INPUT(path, where, "read failed (truncated or corrupt file?)");
+  }
+  return v;
+}
+
+/// Writes `v` as the 1-D float64 dataset `name` of a new HDF5 file, under a temporary name
+/// renamed at the end, so that a failure leaves no partial file.
+void write_h5_vector(const std::string& path, const std::string& name, const std::vector<double>& v) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  const std::string tmp = path + ".tmp." + std::to_string(getpid());
+  auto fail = [&](const std::string& problem) {
+    std::remove(tmp.c_str());
+    DSPMV_BAD_INPUT(path, "", problem);
+  };
+  {
+    h5_id file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+    if (!file.ok()) fail("cannot create the file (does the folder exist and is it writable?)");
+    const hsize_t dims[1] = {v.size()};
+    h5_id space(H5Screate_simple(1, dims, nullptr), H5Sclose);
+    h5_id set(H5Dcreate2(file.get(), name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+              H5Dclose);
+    if (!set.ok()) fail("cannot create dataset /" + name);
+    for (hsize_t done = 0; done < v.size(); done += h5_piece) {
+      const hsize_t n[1] = {std::min<hsize_t>(h5_piece, v.size() - done)};
+      const hsize_t start[1] = {done};
+      h5_id mem(H5Screate_simple(1, n, nullptr), H5Sclose);
+      H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, n, nullptr);
+      if (H5Dwrite(set.get(), H5T_NATIVE_DOUBLE, mem.get(), space.get(), H5P_DEFAULT, v.data() + done) < 0)
+        fail("write failed (disk full?)");
+    }
+    if (!set.close() || !file.close()) fail("closing the file failed (disk full?)");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) fail("cannot rename the temporary file into place");
+}
+
+// ---- Matrix Market dense vectors -------------------------------------------------------------
+
+/// A Matrix Market `array` file of `rows` x 1 real or integer values, whole (every rank parses
+/// the file, as for Matrix Market matrices, which have no index to seek by).
+std::vector<double> read_mtx_vector(const std::string& path, global_index_type rows) {
+  std::ifstream in(path);
+  if (!in) DSPMV_BAD_INPUT(path, "", "no such file or not readable");
+  std::string line;
+  std::getline(in, line);
+  std::string banner, object, layout, field, symmetry;
+  std::istringstream(line) >> banner >> object >> layout >> field >> symmetry;
+  auto lower = [](std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    return s;
+  };
+  if (banner != "%%MatrixMarket" || lower(object) != "matrix" || lower(layout) != "array" ||
+      (lower(field) != "real" && lower(field) != "integer") || lower(symmetry) != "general")
+    DSPMV_BAD_INPUT(path, "line 1",
+                    "expected '%%MatrixMarket matrix array real general' (a dense vector; gzip is not supported)");
+  long long line_no = 1, m = -1, n = -1;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.empty() || line[0] == '%') continue;
+    std::istringstream(line) >> m >> n;
+    break;
+  }
+  if (n != 1 || m != rows)
+    DSPMV_BAD_INPUT(path, "line " + std::to_string(line_no),
+                    fmt::format("size {} x {}, expected {} x 1 (the matrix has {} rows)", m, n, rows, rows));
+  std::vector<double> v;
+  v.reserve(static_cast<std::size_t>(rows));
+  while (std::getline(in, line) && static_cast<global_index_type>(v.size()) < rows) {
+    ++line_no;
+    if (line.empty() || line[0] == '%') continue;
+    char* end = nullptr;
+    const double value = std::strtod(line.c_str(), &end);
+    if (end == line.c_str()) DSPMV_BAD_INPUT(path, "line " + std::to_string(line_no), "not a number: '" + line + "'");
+    v.push_back(value);
+  }
+  if (static_cast<global_index_type>(v.size()) != rows)
+    DSPMV_BAD_INPUT(path, "", fmt::format("{} values, expected {}", v.size(), rows));
+  return v;
+}
+
+// ---- setup -----------------------------------------------------------------------------------
+
+/// auto: cuda when every rank sees a GPU (all ranks must agree, or setup would hang).
+backend resolve_backend(const std::string& name, MPI_Comm comm) {
+  if (name == "host") return backend::host;
+  if (name == "cuda") return backend::cuda;
+  if (name != "auto") DSPMV_BAD_INPUT("--backend", name, "expected auto, cuda or host");
+  int gpus = cuda_device_count();
+  DSPMV_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &gpus, 1, MPI_INT, MPI_MIN, comm));
+  return gpus > 0 ? backend::cuda : backend::host;
+}
+
+matrix_options matrix_options_of(const solve_options& o, backend where) {
+  matrix_options m;
+  m.format = o.format;
+  m.partition = parse_partitioner(o.partition);
+  m.where = where;
+  m.transport = parse_transport(o.transport);
+  m.generator_seed = o.seed;
+  m.allow_nonfinite = o.allow_nonfinite;
+  return m;
+}
+
+/// b in the partitioned layout and the matrix's memory space: from --rhs, or A * 1.
+solvers::backend_array make_rhs(matrix& A, const solve_options& o) {
+  solvers::backend_array b(A.where(), A.local_rows());
+  if (o.rhs.empty()) {
+    solvers::backend_array ones(A.where(), A.local_rows());
+    const std::vector<double> h(A.local_rows(), 1.0);
+    ones.copy_from_host(h.data());
+    A.apply(1.0, ones.data(), 0.0, b.data());
+    if (A.where() == backend::cuda) device_synchronize();  // `ones` is freed on return
+    return b;
+  }
+  std::vector<double> slice;
+  dist::collective_try(A.comm(), [&] {
+    if (is_hdf5_path(o.rhs)) {
+      slice = read_h5_vector(o.rhs, "b", A.global_rows(), A.caller_first_row(), A.caller_rows());
+    } else if (ends_with(o.rhs, ".mtx")) {
+      const auto whole = read_mtx_vector(o.rhs, A.global_rows());
+      slice.assign(whole.begin() + A.caller_first_row(), whole.begin() + A.caller_first_row() + A.caller_rows());
+    } else {
+      DSPMV_BAD_INPUT(o.rhs, "", "unknown right-hand side format: expected .h5/.hdf5 (dataset b) or .mtx (array)");
+    }
+    if (!o.allow_nonfinite)
+      for (std::size_t i = 0; i < slice.size(); ++i)
+        if (!std::isfinite(slice[i]))
+          DSPMV_BAD_INPUT(o.rhs, fmt::format("entry {}", A.caller_first_row() + static_cast<global_index_type>(i)),
+                          "NaN or Inf (pass --allow-nonfinite to accept it)");
+  });
+  std::vector<double> part(A.local_rows());
+  A.to_partitioned(slice.data(), part.data());
+  b.copy_from_host(part.data());
+  return b;
+}
+
+/// x (partitioned layout, backend memory) in the original row order, whole, on rank 0.
+std::vector<double> gather_solution(const matrix& A, const solvers::backend_array& x) {
+  const auto part = x.to_host();
+  std::vector<double> caller(A.caller_rows());
+  A.from_partitioned(part.data(), caller.data());
+  return dist::gatherv(caller, 0, A.comm());  // caller ranges are contiguous in rank order
+}
+
+/// Largest |x_i - 1| over all ranks (the error when b = A * 1).
+double error_from_ones(const matrix& A, const solvers::backend_array& x) {
+  double e = 0;
+  for (double v : x.to_host()) e = std::max(e, std::abs(v - 1.0));
+  DSPMV_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &e, 1, MPI_DOUBLE, MPI_MAX, A.comm()));
+  return e;
+}
+
+// ---- report ----------------------------------------------------------------------------------
+
+struct run_facts {
+  double setup_seconds = 0;
+  double error_from_ones = std::numeric_limits<double>::quiet_NaN();  ///< only when b = A * 1
+};
+
+std::string method_label(const solve_options& o) {
+  const std::string m = o.method == "gmres" ? fmt::format("gmres({})", o.restart) : "cg";
+  return m + (o.no_jacobi ? ", no preconditioner" : o.method == "gmres" ? ", Jacobi (right)" : ", Jacobi");
+}
+
+void print_report(const matrix& A, const solve_options& o, const solvers::solve_result& r, const run_facts& f) {
+  fmt::print("distspmv solve {} ({})\n", DISTSPMV_VERSION, DISTSPMV_GIT_REVISION);
+  fmt::print("matrix {}: {} rows, {} nonzeros; {} ranks, backend {}, transport {} ({}), partition {}, format {} "
+             "(rank 0); setup {:.3f} s\n",
+             o.source, A.global_rows(), A.global_nnz(), A.ranks(), to_string(A.where()), to_string(A.transport()),
+             A.transport_reason(), o.partition, A.summary().format, f.setup_seconds);
+  fmt::print("method {}, rtol {:.1e}, at most {} iterations; b = {}\n", method_label(o), o.rtol, o.max_iters,
+             o.rhs.empty() ? "A * 1" : o.rhs);
+  const auto& h = r.residual_history;
+  if (o.history_every > 0 && !h.empty()) {
+    fmt::print("{:>8}  {:>12}\n", "iter", "||r||/||b||");
+    for (std::size_t i = 0; i < h.size(); ++i)
+      if (i % o.history_every == 0 || i + 1 == h.size()) fmt::print("{:>8}  {:>12.3e}\n", i, h[i]);
+  }
+  fmt::print("{} after {} iterations: ||b - A x|| / ||b|| = {:.3e}\n", r.converged ? "converged" : "NOT converged",
+             r.iterations, r.final_relative_residual);
+  if (!std::isnan(f.error_from_ones)) fmt::print("max |x - 1| = {:.3e}\n", f.error_from_ones);
+  fmt::print("time {:.4f} s, {:.1f} us per iteration; SpMV {:.1f}% of it ({} calls, {:.4f} s)\n", r.total_seconds,
+             1e6 * r.seconds_per_iteration(), 100 * r.spmv_fraction(), r.spmv_calls, r.spmv_seconds);
+  std::fflush(stdout);
+}
+
+nlohmann::json json_report(const matrix& A, const solve_options& o, const solvers::solve_result& r,
+                           const run_facts& f) {
+  nlohmann::json j;
+  j["command"] = "solve";
+  j["version"] = DISTSPMV_VERSION;
+  j["git_revision"] = DISTSPMV_GIT_REVISION;
+  j["matrix"] = o.source;
+  j["rows"] = A.global_rows();
+  j["nnz"] = A.global_nnz();
+  j["ranks"] = A.ranks();
+  j["backend"] = to_string(A.where());
+  if (A.where() == backend::cuda) j["gpu"] = device_name();
+  j["transport"] = to_string(A.transport());
+  j["transport_reason"] = A.transport_reason();
+  j["partition"] = o.partition;
+  j["format"] = A.summary().format;  // rank 0's
+  j["method"] = o.method;
+  if (o.method == "gmres") j["restart"] = o.restart;
+  j["jacobi"] = !o.no_jacobi;
+  j["rtol"] = o.rtol;
+  j["max_iters"] = o.max_iters;
+  j["rhs"] = o.rhs.empty() ? "A*1" : o.rhs;
+  j["iterations"] = r.iterations;
+  j["converged"] = r.converged;
+  j["final_relative_residual"] = r.final_relative_residual;
+  if (!std::isnan(f.error_from_ones)) j["max_error_vs_ones"] = f.error_from_ones;
+  j["setup_seconds"] = f.setup_seconds;
+  j["total_seconds"] = r.total_seconds;
+  j["time_per_iteration_us"] = 1e6 * r.seconds_per_iteration();
+  j["spmv_seconds"] = r.spmv_seconds;
+  j["spmv_calls"] = r.spmv_calls;
+  j["spmv_fraction"] = r.spmv_fraction();
+  j["residual_history"] = r.residual_history;
+  if (!o.output.empty()) j["output"] = o.output;
+  return j;
+}
+
+void write_json(const std::string& path, const nlohmann::json& j) {
+  std::ofstream out(path);
+  if (!out) DSPMV_BAD_INPUT(path, "", "cannot write the JSON report");
+  out << j.dump(2) << "\n";
+  if (!out) DSPMV_BAD_INPUT(path, "", "writing the JSON report failed");
+}
+
+void check_options(const solve_options& o) {
+  if (o.method != "cg" && o.method != "gmres") DSPMV_BAD_INPUT("--method", o.method, "expected cg or gmres");
+  if (!(o.rtol > 0)) DSPMV_BAD_INPUT("--rtol", std::to_string(o.rtol), "must be positive");
+  if (o.max_iters < 0) DSPMV_BAD_INPUT("--max-iters", std::to_string(o.max_iters), "must be >= 0");
+  if (o.restart < 1) DSPMV_BAD_INPUT("--restart", std::to_string(o.restart), "must be >= 1");
+  if (!o.output.empty() && !is_hdf5_path(o.output))
+    DSPMV_BAD_INPUT("--output", o.output, "the solution is written as HDF5: use a .h5 or .hdf5 name");
+}
+
+}  // namespace
+
+CLI::App* add_solve_command(CLI::App& cli, solve_options& o) {
+  auto* s = cli.add_subcommand("solve",
+                               "solve A x = b with CG or GMRES, distspmv as the operator (b = A*1 unless --rhs)");
+  s->add_option("matrix", o.source, "A.h5, A.mtx, A.mtx.gz, or a generator gen:KIND:ARGS")->required();
+  s->add_option("--method", o.method, "cg (symmetric positive definite matrices) or gmres (any)")
+      ->check(CLI::IsMember({"cg", "gmres"}))
+      ->capture_default_str();
+  s->add_option("--rtol", o.rtol, "stop when ||b - A x|| <= RTOL * ||b||")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  s->add_option("--max-iters", o.max_iters, "iteration limit (exit code 2 when reached)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  s->add_option("--restart", o.restart, "GMRES restart length m (Krylov vectors per cycle)")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  s->add_option("--rhs", o.rhs,
+                "right-hand side in the original row order: .h5/.hdf5 with a 1-D dataset 'b', or a Matrix Market "
+                "dense vector (.mtx, 'matrix array real general', N x 1); default b = A*1");
+  s->add_option("--output", o.output, "write x, in the original row order, to this .h5 file (dataset 'x')");
+  s->add_option("--format,-f", o.format, "storage format of the local blocks (see distspmv --help)")
+      ->capture_default_str();
+  s->add_option("--partition", o.partition, "row partitioner")
+      ->check(CLI::IsMember({"metis", "block"}))
+      ->capture_default_str();
+  s->add_option("--backend", o.backend, "where the solve runs: auto (cuda when every rank has a GPU), cuda, host")
+      ->check(CLI::IsMember({"auto", "cuda", "host"}))
+      ->capture_default_str();
+  s->add_option("--transport", o.transport, "halo exchange: auto, nccl, mpi-cuda, mpi-staged, mpi-host")
+      ->check(CLI::IsMember({"auto", "nccl", "mpi-cuda", "mpi-staged", "mpi-host"}))
+      ->capture_default_str();
+  s->add_option("--json", o.json, "also write the report as JSON to this file");
+  s->add_flag("--no-jacobi", o.no_jacobi, "no preconditioner (default: Jacobi, on the right for GMRES)");
+  s->add_option("--history-every", o.history_every, "print the residual every N iterations (0: never)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  s->add_flag("--allow-nonfinite", o.allow_nonfinite, "accept NaN and Inf values in the matrix and in b");
+  s->add_option("--seed", o.seed, "seed of random generators")->capture_default_str();
+  return s;
+}
+
+int run_solve(const solve_options& o) {
+  check_options(o);
+  const MPI_Comm world = MPI_COMM_WORLD;
+  const backend where = resolve_backend(o.backend, world);
+  const double t0 = MPI_Wtime();
+  auto A = matrix::from_source(world, o.source, matrix_options_of(o, where));
+  run_facts facts;
+  facts.setup_seconds = MPI_Wtime() - t0;
+
+  const solvers::backend_array b = make_rhs(A, o);
+  solvers::backend_array x(A.where(), A.local_rows());  // x0 = 0
+  solvers::solver_options so;
+  so.rtol = o.rtol;
+  so.max_iters = o.max_iters;
+  so.restart = o.restart;
+  so.jacobi = !o.no_jacobi;
+  so.timing = true;  // the report gives the SpMV share
+  const auto result = o.method == "cg" ? solvers::cg(A, b.data(), x.data(), so)
+                                       : solvers::gmres(A, b.data(), x.data(), so);
+  if (o.rhs.empty()) facts.error_from_ones = error_from_ones(A, x);
+
+  if (!o.output.empty()) {
+    const auto whole = gather_solution(A, x);
+    dist::collective_try(world, [&] {
+      if (A.rank() == 0) write_h5_vector(o.output, "x", whole);
+    });
+  }
+  if (A.rank() == 0) print_report(A, o, result, facts);
+  if (!o.json.empty()) {
+    dist::collective_try(world, [&] {
+      if (A.rank() == 0) write_json(o.json, json_report(A, o, result, facts));
+    });
+  }
+  return result.converged ? 0 : 2;
+}
+
+}  // namespace distspmv::app
