@@ -96,6 +96,10 @@ TASKS_PER_NODE=${TASKS_PER_NODE%%[(,]*}
 NTASKS=${SLURM_NTASKS:-$TASKS_PER_NODE}
 CPUS_ON_NODE=${SLURM_CPUS_ON_NODE:-$(nproc)}
 CPUS_PER_RANK=$((CPUS_ON_NODE / TASKS_PER_NODE))
+# SLURM counts hardware threads as CPUs where they are configured; mpirun's PE= counts cores.
+THREADS_PER_CORE=$(lscpu 2>/dev/null | sed -n 's/^Thread(s) per core: *\([0-9]*\).*/\1/p')
+THREADS_PER_CORE=${THREADS_PER_CORE:-1}
+CORES_PER_RANK=$((CPUS_PER_RANK / THREADS_PER_CORE > 0 ? CPUS_PER_RANK / THREADS_PER_CORE : 1))
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$((CPUS_PER_RANK > 0 ? CPUS_PER_RANK : 1))}
 
 srun_works_with_pmix() {
@@ -115,8 +119,10 @@ case "$LAUNCHER" in
 esac
 
 # launch_prefix N: prints the launcher command for N ranks, one word a line.
-# One rank per GPU (the job asks for one task per GPU); each rank gets CPUS_PER_RANK cores, and
-# consecutive ranks share a socket (as GPUs 0..k-1 usually do), so the ranks spread over sockets.
+# One rank per GPU (the job asks for one task per GPU); each rank gets CPUS_PER_RANK CPUs (SLURM's
+# count) bound as whole cores; consecutive ranks get consecutive cores, so the ranks fill the
+# sockets in order (as GPUs 0..k-1 usually sit on the first socket). The bindings are printed
+# (--cpu-bind=verbose, --report-bindings) in the job's output.
 # With more ranks than CPUs (small CI machines) the ranks are not bound.
 launch_prefix() {
   local n=$1 nodes
@@ -131,7 +137,7 @@ launch_prefix() {
   else
     printf '%s\n' mpirun -n "$n" -x NCCL_NVLS_ENABLE -x OMP_NUM_THREADS
     if [ "$CPUS_PER_RANK" -ge 1 ]; then
-      printf '%s\n' --map-by "socket:PE=$CPUS_PER_RANK" --rank-by core --bind-to core --report-bindings
+      printf '%s\n' --map-by "socket:PE=$CORES_PER_RANK" --rank-by core --bind-to core --report-bindings
     else
       printf '%s\n' --map-by slot --bind-to none --oversubscribe
     fi
@@ -173,7 +179,7 @@ write_provenance() {
     echo "matrix: $MATRIX"
     echo "backend: $BACKEND"
     echo "launcher: $LAUNCHER"
-    echo "ranks: $NTASKS (per node: $TASKS_PER_NODE, cpus per rank: $CPUS_PER_RANK, OMP_NUM_THREADS=$OMP_NUM_THREADS)"
+    echo "ranks: $NTASKS (per node: $TASKS_PER_NODE, cpus per rank: $CPUS_PER_RANK, threads per core: $THREADS_PER_CORE, OMP_NUM_THREADS=$OMP_NUM_THREADS)"
     echo "NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE"
     echo "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-<unset>}"
     if [ "${#DROPPED_OPTIONS[@]}" -gt 0 ]; then

@@ -46,7 +46,7 @@ while IFS= read -r v; do unset "$v"; done < <(env | sed -n 's/^\(SLURM_[A-Za-z0-
 TMP=$(mktemp -d /tmp/distspmv-slurm.XXXXXX)
 chmod 755 "$TMP"
 mkdir -p "$TMP"/{munge,state,spool,log,run,out,results}
-chmod 700 "$TMP/munge"
+chmod 755 "$TMP/munge" # munged wants its socket directory searchable by all
 HOST=$(hostname -s)
 JOBS=()
 MUNGED_PID="" CTLD_PID="" SLURMD_PID=""
@@ -244,11 +244,22 @@ $(cat "$TMP/out/$name.out" 2>/dev/null)"
 check_json() { # check_json FILE RANKS: parses; under SLURM_TEST_STRICT=1 also ranks == RANKS
   local file=$1 ranks=$2
   [ -s "$file" ] || fail "missing or empty JSON: $file"
-  python3 - "$file" "$ranks" "$STRICT" <<'EOF' || fail "bad JSON: $file"
+  python3 - "$file" "$ranks" "$STRICT" "$HAS_DIST_OPTIONS" <<'EOF' || fail "bad JSON: $file"
 import json, sys
-path, ranks, strict = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"
+path, ranks, strict, distributed = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1", sys.argv[4] == "1"
 with open(path) as f:
-    report = json.load(f)
+    text = f.read()
+try:
+    report = json.loads(text)
+except json.JSONDecodeError as e:
+    # TODO(distributed distspmv): remove. The single-process binary started N times by srun/mpirun
+    # has N copies truncating and writing the same --json file at once, which can leave the tail
+    # of a longer copy after a complete report; the MPI binary writes it from rank 0 only.
+    if distributed or strict or e.msg != "Extra data":
+        raise
+    report, end = json.JSONDecoder().raw_decode(text)
+    print(f"note: {path}: {len(text) - end} stray bytes after the report "
+          "(concurrent writers of the pre-distributed binary)")
 if not isinstance(report, dict):
     sys.exit(f"{path}: not a JSON object")
 # TODO(distributed distspmv): make this check unconditional once the MPI binary has landed; the
