@@ -33,7 +33,7 @@ std::size_t history_capacity(const solver_options& o) {
   std::ostringstream s;
   s << name << ": p^T A p = " << pap << " <= 0 at iteration " << iteration
     << ": the matrix is not symmetric positive definite; use GMRES (--method gmres)";
-  throw error(s.str(), __FILE__, __LINE__);
+  detail::throw_collective(s.str(), __FILE__, __LINE__);
 }
 
 /// The state of one CG run; the vectors are allocated once, before the first iteration.

@@ -10,6 +10,12 @@
 
 namespace distspmv::solvers::detail {
 
+void throw_collective(const std::string& message, const char* file, int line) {
+  error e(message, file, line);
+  e.mark_collective();
+  throw e;
+}
+
 void spmv_runner::operator()(double alpha, const double* x, double beta, double* y) {
   ++result_.spmv_calls;
   if (!options_.timing) {
@@ -66,15 +72,15 @@ backend_array jacobi_inverse(const distributed_matrix<double>& A, const solver_o
   std::vector<double> d = A.diagonal();
   const global_min smallest = smallest_diagonal(A, d);
   if (smallest.value == -std::numeric_limits<double>::infinity())
-    throw error(std::string(solver) + ": the diagonal of the matrix holds NaN or -Inf (row " +
-                    std::to_string(smallest.row) + ", partitioned numbering)",
-                __FILE__, __LINE__);
+    throw_collective(std::string(solver) + ": the diagonal of the matrix holds NaN or -Inf (row " +
+                         std::to_string(smallest.row) + ", partitioned numbering)",
+                     __FILE__, __LINE__);
   if (mode == jacobi_mode::spd && !(smallest.value > 0)) {
-    throw error(std::string(solver) + ": diagonal entry " + format_double(smallest.value) + " in row " +
-                    std::to_string(smallest.row) +
-                    " (partitioned numbering) is not positive, so the matrix is not symmetric positive "
-                    "definite; use GMRES (--method gmres)",
-                __FILE__, __LINE__);
+    throw_collective(std::string(solver) + ": diagonal entry " + format_double(smallest.value) + " in row " +
+                         std::to_string(smallest.row) +
+                         " (partitioned numbering) is not positive, so the matrix is not symmetric positive "
+                         "definite; use GMRES (--method gmres)",
+                     __FILE__, __LINE__);
   }
   for (double& v : d) v = v == 0.0 ? 1.0 : 1.0 / v;
   backend_array inv(A.where(), d.size());
@@ -91,10 +97,10 @@ double true_relative_residual(spmv_runner& spmv, vector_ops& ops, const double* 
 
 void require_finite(double value, const char* solver, const char* what, int iteration) {
   if (std::isfinite(value)) return;
-  throw error(std::string(solver) + ": " + what + " became " + (std::isnan(value) ? "NaN" : "infinite") +
-                  " at iteration " + std::to_string(iteration) +
-                  " (the matrix or the right-hand side holds NaN/Inf, or the iteration overflowed)",
-              __FILE__, __LINE__);
+  throw_collective(std::string(solver) + ": " + what + " became " + (std::isnan(value) ? "NaN" : "infinite") +
+                       " at iteration " + std::to_string(iteration) +
+                       " (the matrix or the right-hand side holds NaN/Inf, or the iteration overflowed)",
+                   __FILE__, __LINE__);
 }
 
 void check_options(const solver_options& options, const char* solver) {

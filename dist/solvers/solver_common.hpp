@@ -43,7 +43,11 @@ backend_array jacobi_inverse(const distributed_matrix<double>& A, const solver_o
 double true_relative_residual(spmv_runner& spmv, vector_ops& ops, const double* b, const double* x, double* t,
                               double bnorm);
 
-/// Throws distspmv::error (the value is global, so every rank throws) when value is NaN or Inf.
+/// Throws distspmv::error marked collective(): the solvers decide on globally reduced values, so
+/// every rank of the communicator throws the same error at the same point.
+[[noreturn]] void throw_collective(const std::string& message, const char* file, int line);
+
+/// Throws (collectively: the value is global) when value is NaN or Inf.
 void require_finite(double value, const char* solver, const char* what, int iteration);
 
 /// Validates the options shared by both solvers.
