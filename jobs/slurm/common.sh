@@ -16,7 +16,7 @@ export NCCL_NVLS_ENABLE=0 # NVLink multicast (NVLS) stays off on the lent machin
 
 die() {
   echo "distspmv job: ERROR: $*" >&2
-  exit 2
+  exit 3
 }
 note() { echo "distspmv job: $*" >&2; }
 

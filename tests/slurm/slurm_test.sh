@@ -266,6 +266,8 @@ if not isinstance(report, dict):
 # single-process binary reports ranks = 1 from each of the copies mpirun/srun starts.
 if strict and report.get("ranks") != ranks:
     sys.exit(f"{path}: ranks = {report.get('ranks')}, expected {ranks}")
+if strict and report.get("converged") is False:
+    sys.exit(f"{path}: converged = false")
 EOF
 }
 check_provenance() { # check_provenance DIR: revision, a distspmv command line, the SLURM variables
@@ -315,14 +317,14 @@ if [ "$HAS_SOLVE" = 1 ]; then
   say "solve job: JSON and provenance ok"
 else
   # TODO(distributed distspmv): the binary has no `solve` yet; the job must say so and fail.
-  expect_job solve FAILED 2:0
+  expect_job solve FAILED 3:0
   grep -q "has no 'solve' subcommand" "$TMP/out/solve.out" || fail "solve job: no clear message"
   say "solve job: binary has no 'solve' yet; the job failed with a clear message (expected until it lands)"
 fi
 
-expect_job nomatrix FAILED 2:0
+expect_job nomatrix FAILED 3:0
 grep -q "no-such-matrix.mtx: no such file" "$TMP/out/nomatrix.out" || fail "nomatrix job: no clear message"
-expect_job nobinary FAILED 2:0
+expect_job nobinary FAILED 3:0
 grep -q "no-such-distspmv: no such file" "$TMP/out/nobinary.out" || fail "nobinary job: no clear message"
 say "missing matrix and missing binary fail the job with a message"
 
