@@ -116,14 +116,15 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("", 0)); pri
 CTLD_PORT=$(free_port)
 SLURMD_PORT=$(free_port)
 [ "$CTLD_PORT" != "$SLURMD_PORT" ] || SLURMD_PORT=$((CTLD_PORT + 1))
-# the node line from the hardware (CPUs, sockets, cores, memory), under the short host name
+# the node line from the hardware (CPUs, sockets, cores, memory), under the short host name; the
+# daemons talk over 127.0.0.1, so the host name need not resolve
 NODE_HW=$(slurmd -C | sed -n 's/^NodeName=[^ ]* //p' | head -n 1)
 [ -n "$NODE_HW" ] || NODE_HW="CPUs=$(nproc)"
 export SLURM_CONF=$TMP/slurm.conf
 : >"$TMP/plugstack.conf"
 cat >"$SLURM_CONF" <<EOF
 ClusterName=distspmvtest
-SlurmctldHost=$HOST
+SlurmctldHost=$HOST(127.0.0.1)
 SlurmctldPort=$CTLD_PORT
 SlurmdPort=$SLURMD_PORT
 SlurmUser=root
@@ -151,7 +152,7 @@ ReturnToService=2
 MinJobAge=600
 SlurmctldTimeout=30
 SlurmdTimeout=30
-NodeName=$HOST $NODE_HW State=UNKNOWN
+NodeName=$HOST NodeAddr=127.0.0.1 NodeHostname=$HOST $NODE_HW State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
 EOF
 
