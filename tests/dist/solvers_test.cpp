@@ -27,6 +27,7 @@
 #include "dist/solvers/cg.hpp"
 #include "dist/solvers/gmres.hpp"
 #include "dist/solvers/vector_ops.hpp"
+#include "local_kernels/device_storage.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace distspmv::solvers {
@@ -461,6 +462,115 @@ TEST(VectorOps, ZeroLengthRank) {
   int ranks = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   EXPECT_EQ(ops.dot(v.data(), v.data()), 40.0 * (ranks - 1));
+}
+
+// ---- the CUDA backend (skipped without a GPU on every rank) --------------------------------------
+
+/// True on every rank when every rank sees a GPU (and the build has CUDA).
+bool gpus_everywhere() { return all_ranks(cuda_device_count() > 0); }
+
+/// A device copy of a host vector.
+backend_array on_device(const std::vector<double>& h) {
+  backend_array d(backend::cuda, h.size());
+  d.copy_from_host(h.data());
+  return d;
+}
+
+/// Largest |a_i - b_i| relative to max |b_i| (1 when the sizes differ or a NaN appears).
+double max_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) return 1.0;
+  double diff = 0, scale = 1e-300;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::isnan(a[i]) || std::isnan(b[i])) return 1.0;  // no NaN is expected anywhere
+    diff = std::max(diff, std::abs(a[i] - b[i]));
+    scale = std::max(scale, std::abs(b[i]));
+  }
+  return diff / scale;
+}
+
+/// Each device kernel against the host one on the same data, for lengths around the block and
+/// grid sizes and multi-dots of 1 to 19 columns (the device kernel works in tiles of 8). Not bit
+/// for bit: nvcc contracts a * x + y into FMAs and the reductions sum in another order.
+TEST(VectorOpsCuda, MatchHost) {
+  if (!gpus_everywhere()) GTEST_SKIP() << "no GPU on some rank";
+  for (std::int64_t n : {0, 1, 255, 257, 100000, 1000003}) {
+    const int max_k = 19;
+    vector_ops dev(backend::cuda, MPI_COMM_WORLD, n, max_k + 1), host(backend::host, MPI_COMM_WORLD, n, max_k + 1);
+    const auto V = test::random_vector<double>(static_cast<std::size_t>(n) * max_k, 1);
+    const auto w = test::random_vector<double>(n, 2), d = test::random_vector<double>(n, 3);
+    auto dV = on_device(V), dw = on_device(w), dd = on_device(d);
+    for (int k : {1, 7, 8, 9, 19}) {
+      std::vector<double> out_d(k + 1), out_h(k + 1);
+      dev.dots(k, dV.data(), dw.data(), true, out_d.data());
+      host.dots(k, V.data(), w.data(), true, out_h.data());
+      for (int j = 0; j <= k; ++j) EXPECT_NEAR(out_d[j], out_h[j], 1e-12 * (1.0 + n)) << "n " << n << " k " << k;
+    }
+    // combine, multiply, axpby (b == 0 must not read y: put NaN there), scale, fill, copy
+    const std::vector<double> c = {0.5, -1.0, 2.0};
+    std::vector<double> hw = w;
+    host.combine(3, V.data(), c.data(), hw.data());
+    dev.combine(3, dV.data(), c.data(), dw.data());
+    EXPECT_LT(max_difference(dw.to_host(), hw), 1e-14);
+    host.multiply(d.data(), hw.data(), hw.data());
+    dev.multiply(dd.data(), dw.data(), dw.data());
+    EXPECT_LT(max_difference(dw.to_host(), hw), 1e-14);
+    std::vector<double> hy(n, std::numeric_limits<double>::quiet_NaN());
+    auto dy = on_device(hy);
+    host.axpby(2.0, hw.data(), 0.0, hy.data());
+    dev.axpby(2.0, dw.data(), 0.0, dy.data());
+    EXPECT_LT(max_difference(dy.to_host(), hy), 1e-14);
+    host.axpby(-1.0, d.data(), 0.5, hy.data());
+    dev.axpby(-1.0, dd.data(), 0.5, dy.data());
+    host.scale(3.0, hy.data());
+    dev.scale(3.0, dy.data());
+    EXPECT_LT(max_difference(dy.to_host(), hy), 1e-14);
+    dev.copy(dd.data(), dy.data());
+    EXPECT_LT(max_difference(dy.to_host(), d), 1e-14);
+    dev.fill(dy.data(), 4.0);
+    EXPECT_EQ(dy.to_host(), std::vector<double>(n, 4.0));  // exact: no arithmetic
+    // the fused CG update, with and without the preconditioner
+    for (bool jacobi : {true, false}) {
+      const auto p = test::random_vector<double>(n, 4), q = test::random_vector<double>(n, 5);
+      auto hx = test::random_vector<double>(n, 6), hr = test::random_vector<double>(n, 7);
+      std::vector<double> hz(n);
+      auto dp = on_device(p), dq = on_device(q), dx = on_device(hx), dr = on_device(hr), dz = on_device(hz);
+      const auto vh = host.cg_update(0.3, p.data(), q.data(), jacobi ? d.data() : nullptr, hx.data(), hr.data(),
+                                     jacobi ? hz.data() : hr.data());
+      const auto vd = dev.cg_update(0.3, dp.data(), dq.data(), jacobi ? dd.data() : nullptr, dx.data(), dr.data(),
+                                    jacobi ? dz.data() : dr.data());
+      EXPECT_LT(max_difference(dx.to_host(), hx), 1e-14);
+      EXPECT_LT(max_difference(dr.to_host(), hr), 1e-14);
+      if (jacobi) {
+        EXPECT_LT(max_difference(dz.to_host(), hz), 1e-14);
+      }
+      EXPECT_NEAR(vd[0], vh[0], 1e-12 * (1.0 + n));
+      EXPECT_NEAR(vd[1], vh[1], 1e-12 * (1.0 + n));
+    }
+  }
+}
+
+/// CG and GMRES with the matrix and the vectors on the GPU take the iterations of the host run
+/// (within one) and reach the same solution.
+TEST(SolversCuda, MatchHostBackend) {
+  if (!gpus_everywhere()) GTEST_SKIP() << "no GPU on some rank";
+  const std::string source = "gen:poisson3d:12";
+  auto on_host = matrix::from_source(MPI_COMM_WORLD, source, host_options());
+  matrix_options device_options = host_options();
+  device_options.where = backend::cuda;
+  auto on_gpu = matrix::from_source(MPI_COMM_WORLD, source, device_options);
+  for (solver_fn solve : {&cg, &gmres}) {
+    const run reference = solve_for_ones(on_host, solve, {});
+    const auto b = on_device(rhs_of_ones(on_host));  // the same layout: block partition
+    backend_array x(backend::cuda, on_gpu.local_rows());
+    solver_options options;
+    options.timing = true;
+    const auto r = solve(on_gpu, b.data(), x.data(), options);
+    EXPECT_TRUE(r.converged);
+    EXPECT_LE(r.final_relative_residual, options.rtol);
+    EXPECT_NEAR(r.iterations, reference.result.iterations, 1);
+    EXPECT_LT(error_from_ones(x.to_host(), MPI_COMM_WORLD), 1e-5);
+    EXPECT_GT(r.spmv_fraction(), 0.0);
+  }
 }
 
 // ---- the solve command (apps/solve.cpp) ------------------------------------------------------
