@@ -9,8 +9,9 @@
  * Collective calls (create, apply, to/from_partitioned, update_values, destroy) must be made by
  * every rank of the matrix's communicator, as with MPI. A problem found in the arguments of a
  * create call (a NULL array, an unknown enum value) is agreed between the ranks first, so every
- * rank returns the same code; bad matrix contents (a column id out of range, unsorted columns)
- * likewise give DISTSPMV_ERROR_BAD_INPUT on every rank. The other collective calls check their
+ * rank returns the same code (a CUDA backend, device memory or METIS asked of a build without
+ * them is DISTSPMV_ERROR_NOT_COMPILED, found there too); bad matrix contents (a column id out of
+ * range, unsorted columns) likewise give DISTSPMV_ERROR_BAD_INPUT on every rank. The other collective calls check their
  * arguments locally and return before communicating: pass the same kind of arguments on every
  * rank, or the ranks that passed good ones wait for the others.
  *

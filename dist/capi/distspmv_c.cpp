@@ -26,10 +26,23 @@ namespace {
 
 using matrix_type = distspmv::distributed_matrix<double>;
 
-/// A wrong argument found by this file (a NULL pointer, a dead handle, an enum out of range).
-struct argument_error {
+/// A failure found by this file: a wrong argument (a NULL pointer, a dead handle, an enum out of
+/// range), or a backend this build lacks.
+struct api_error {
+  int status;
   std::string message;
 };
+
+api_error argument_error(std::string message) { return {DISTSPMV_ERROR_INVALID_ARGUMENT, std::move(message)}; }
+
+/// What create found wrong on this rank before any communication (status 0: nothing).
+struct local_problem {
+  int status = DISTSPMV_SUCCESS;
+  std::string text;
+  bool empty() const { return status == DISTSPMV_SUCCESS; }
+};
+
+local_problem invalid(std::string text) { return {DISTSPMV_ERROR_INVALID_ARGUMENT, std::move(text)}; }
 
 thread_local std::string last_error_text;
 thread_local bool last_error_lost = false;  // formatting the message itself ran out of memory
@@ -50,8 +63,8 @@ int fail(int status, const char* function, const std::string& message) noexcept 
 int translate_current_exception(const char* function) noexcept {
   try {
     throw;
-  } catch (const argument_error& e) {
-    return fail(DISTSPMV_ERROR_INVALID_ARGUMENT, function, e.message);
+  } catch (const api_error& e) {
+    return fail(e.status, function, e.message);
   } catch (const distspmv::bad_input& e) {
     return fail(DISTSPMV_ERROR_BAD_INPUT, function, e.what());
   } catch (const distspmv::mpi_error& e) {
@@ -130,16 +143,16 @@ class registry {
 };
 
 matrix_type& live_matrix(distspmv_matrix h, const char* argument = "matrix") {
-  if (!h) throw argument_error{std::string("argument '") + argument + "' is NULL"};
+  if (!h) throw argument_error(std::string("argument '") + argument + "' is NULL");
   handle_entry* e = registry::instance().find(h);
   if (!e)
-    throw argument_error{std::string("argument '") + argument +
-                         "' is not a live distspmv matrix (destroyed already, or never created)"};
+    throw argument_error(std::string("argument '") + argument +
+                         "' is not a live distspmv matrix (destroyed already, or never created)");
   return e->matrix;
 }
 
 void require_pointer(const void* p, const char* argument, const std::string& why = "") {
-  if (!p) throw argument_error{std::string("argument '") + argument + "' is NULL" + why};
+  if (!p) throw argument_error(std::string("argument '") + argument + "' is NULL" + why);
 }
 
 std::string entries_note(const char* what, std::int64_t n) {
@@ -148,9 +161,10 @@ std::string entries_note(const char* what, std::int64_t n) {
 
 // ---- option conversion --------------------------------------------------------------------------
 
-/// Converts the C options; returns a non-empty problem text instead of throwing, so that create
-/// can agree on it between the ranks.
-std::string convert_options(const distspmv_options* in, distspmv::matrix_options& out) {
+/// Converts the C options; returns the problem instead of throwing, so that create can agree on
+/// it between the ranks. A backend or partitioner this build lacks is NOT_COMPILED here, before
+/// any setup work.
+local_problem convert_options(const distspmv_options* in, distspmv::matrix_options& out) {
   distspmv_options defaults;
   distspmv_options_default(&defaults);
   const distspmv_options& o = in ? *in : defaults;
@@ -159,12 +173,12 @@ std::string convert_options(const distspmv_options* in, distspmv::matrix_options
   switch (o.partitioner) {
     case DISTSPMV_PARTITION_METIS: out.partition = distspmv::partitioner::metis; break;
     case DISTSPMV_PARTITION_BLOCK: out.partition = distspmv::partitioner::block; break;
-    default: return "opts->partitioner = " + std::to_string(static_cast<int>(o.partitioner)) + " is not a distspmv_partitioner";
+    default: return invalid("opts->partitioner = " + std::to_string(static_cast<int>(o.partitioner)) + " is not a distspmv_partitioner");
   }
   switch (o.backend) {
     case DISTSPMV_BACKEND_CUDA: out.where = distspmv::backend::cuda; break;
     case DISTSPMV_BACKEND_HOST: out.where = distspmv::backend::host; break;
-    default: return "opts->backend = " + std::to_string(static_cast<int>(o.backend)) + " is not a distspmv_backend";
+    default: return invalid("opts->backend = " + std::to_string(static_cast<int>(o.backend)) + " is not a distspmv_backend");
   }
   switch (o.transport) {
     case DISTSPMV_TRANSPORT_AUTO: out.transport = distspmv::transport_kind::automatic; break;
@@ -172,12 +186,20 @@ std::string convert_options(const distspmv_options* in, distspmv::matrix_options
     case DISTSPMV_TRANSPORT_MPI_CUDA: out.transport = distspmv::transport_kind::mpi_cuda; break;
     case DISTSPMV_TRANSPORT_MPI_STAGED: out.transport = distspmv::transport_kind::mpi_staged; break;
     case DISTSPMV_TRANSPORT_MPI_HOST: out.transport = distspmv::transport_kind::mpi_host; break;
-    default: return "opts->transport = " + std::to_string(static_cast<int>(o.transport)) + " is not a distspmv_transport";
+    default: return invalid("opts->transport = " + std::to_string(static_cast<int>(o.transport)) + " is not a distspmv_transport");
   }
   out.metis_seed = o.metis_seed;
   out.h5_group = o.h5_group ? o.h5_group : "";
   out.generator_seed = o.generator_seed;
   out.allow_nonfinite = o.allow_nonfinite != 0;
+  if (!DISTSPMV_HAVE_CUDA && out.where == distspmv::backend::cuda)
+    return {DISTSPMV_ERROR_NOT_COMPILED,
+            "opts->backend is DISTSPMV_BACKEND_CUDA but distspmv was built without CUDA (reconfigure with "
+            "DISTSPMV_ENABLE_CUDA=ON, or use DISTSPMV_BACKEND_HOST)"};
+  if (!DISTSPMV_HAVE_METIS && out.partition == distspmv::partitioner::metis)
+    return {DISTSPMV_ERROR_NOT_COMPILED,
+            "opts->partitioner is DISTSPMV_PARTITION_METIS but distspmv was built without METIS (install METIS "
+            "and reconfigure, or use DISTSPMV_PARTITION_BLOCK)"};
   return {};
 }
 
@@ -188,20 +210,20 @@ distspmv::memory_space to_space(distspmv_memory_space s) {
 }
 
 /// Collective: every rank learns whether any rank found a problem in its arguments. The lowest
-/// such rank's text is broadcast, so all ranks throw the same argument_error and none is left
-/// waiting in the setup that would have followed.
-void agree_on_arguments(MPI_Comm comm, const std::string& local_problem) {
+/// such rank's status and text are broadcast, so all ranks throw the same api_error and none is
+/// left waiting in the setup that would have followed.
+void agree_on_arguments(MPI_Comm comm, const local_problem& problem) {
   int rank = 0;
   DSPMV_MPI_CHECK(MPI_Comm_rank(comm, &rank));
-  const int mine = local_problem.empty() ? INT_MAX : rank;
+  const int mine = problem.empty() ? INT_MAX : rank;
   int first = INT_MAX;
   DSPMV_MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
   if (first == INT_MAX) return;
-  int length = static_cast<int>(local_problem.size());
-  DSPMV_MPI_CHECK(MPI_Bcast(&length, 1, MPI_INT, first, comm));
-  std::string text = rank == first ? local_problem : std::string(static_cast<std::size_t>(length), ' ');
-  if (length > 0) DSPMV_MPI_CHECK(MPI_Bcast(&text[0], length, MPI_CHAR, first, comm));
-  throw argument_error{text + " (on rank " + std::to_string(first) + ")"};
+  int header[2] = {problem.status, static_cast<int>(problem.text.size())};
+  DSPMV_MPI_CHECK(MPI_Bcast(header, 2, MPI_INT, first, comm));
+  std::string text = rank == first ? problem.text : std::string(static_cast<std::size_t>(header[1]), ' ');
+  if (header[1] > 0) DSPMV_MPI_CHECK(MPI_Bcast(&text[0], header[1], MPI_CHAR, first, comm));
+  throw api_error{header[0], text + " (on rank " + std::to_string(first) + ")"};
 }
 
 }  // namespace
@@ -256,25 +278,30 @@ int distspmv_create_csr(MPI_Comm comm, int64_t global_rows, int64_t first_row, i
     static const std::int64_t no_col = 0;
     static const double no_value = 0.0;
     distspmv::matrix_options options;
-    std::string problem;
-    if (!out) problem = "argument 'out' is NULL";
+    local_problem problem;
+    if (!out) problem = invalid("argument 'out' is NULL");
     if (problem.empty()) problem = convert_options(opts, options);
     if (problem.empty() && !valid_space(space))
-      problem = "argument 'space' = " + std::to_string(static_cast<int>(space)) + " is not a distspmv_memory_space";
-    if (problem.empty() && rows < 0) problem = "argument 'rows' = " + std::to_string(rows) + " is negative";
+      problem = invalid("argument 'space' = " + std::to_string(static_cast<int>(space)) +
+                        " is not a distspmv_memory_space");
+    if (problem.empty() && space == DISTSPMV_MEMORY_DEVICE && !DISTSPMV_HAVE_CUDA)
+      problem = {DISTSPMV_ERROR_NOT_COMPILED,
+                 "argument 'space' is DISTSPMV_MEMORY_DEVICE but distspmv was built without CUDA"};
+    if (problem.empty() && rows < 0) problem = invalid("argument 'rows' = " + std::to_string(rows) + " is negative");
     const bool host = space == DISTSPMV_MEMORY_HOST;
     if (problem.empty() && !row_ptr) {
       if (host && rows == 0)
         row_ptr = &zero_offset;
       else
-        problem = "argument 'row_ptr' is NULL" + (host ? entries_note("rows", rows) : std::string(" (device memory)"));
+        problem = invalid("argument 'row_ptr' is NULL" +
+                          (host ? entries_note("rows", rows) : std::string(" (device memory)")));
     }
     if (problem.empty() && (!col_ids || !values)) {
       // Host arrays may be NULL when the rank has no entries; device arrays only without rows.
       const std::int64_t nnz = host ? row_ptr[rows] : rows;
       if (nnz > 0) {
-        problem = std::string("argument '") + (!col_ids ? "col_ids" : "values") + "' is NULL" +
-                  entries_note(host ? "row_ptr[rows]" : "rows", nnz);
+        problem = invalid(std::string("argument '") + (!col_ids ? "col_ids" : "values") + "' is NULL" +
+                          entries_note(host ? "row_ptr[rows]" : "rows", nnz));
       } else {
         if (!col_ids) col_ids = &no_col;
         if (!values) values = &no_value;
@@ -293,9 +320,9 @@ int distspmv_create_source(MPI_Comm comm, const char* source, const distspmv_opt
   if (comm == MPI_COMM_NULL) return fail(DISTSPMV_ERROR_INVALID_ARGUMENT, fn, "argument 'comm' is MPI_COMM_NULL");
   return guarded(fn, [&] {
     distspmv::matrix_options options;
-    std::string problem;
-    if (!out) problem = "argument 'out' is NULL";
-    if (problem.empty() && !source) problem = "argument 'source' is NULL";
+    local_problem problem;
+    if (!out) problem = invalid("argument 'out' is NULL");
+    if (problem.empty() && !source) problem = invalid("argument 'source' is NULL");
     if (problem.empty()) problem = convert_options(opts, options);
     agree_on_arguments(comm, problem);
     auto entry = std::make_unique<handle_entry>(matrix_type::from_source(comm, source, options));
@@ -309,7 +336,7 @@ int distspmv_destroy(distspmv_matrix* matrix) {
   return guarded(fn, [&] {
     std::unique_ptr<handle_entry> entry = registry::instance().remove(*matrix);
     if (!entry)
-      throw argument_error{"argument '*matrix' is not a live distspmv matrix (destroyed already, or never created)"};
+      throw argument_error("argument '*matrix' is not a live distspmv matrix (destroyed already, or never created)");
     *matrix = nullptr;
     entry.reset();  // the destructor is collective (frees the duplicated communicator)
   });
@@ -323,7 +350,7 @@ int distspmv_apply(distspmv_matrix matrix, double alpha, const double* x, double
       require_pointer(x, "x", entries_note("local_rows", n));
       require_pointer(y, "y", entries_note("local_rows", n));
       if (static_cast<const void*>(x) == static_cast<const void*>(y))
-        throw argument_error{"arguments 'x' and 'y' are the same array (y = alpha*A*x + beta*y needs distinct x and y)"};
+        throw argument_error("arguments 'x' and 'y' are the same array (y = alpha*A*x + beta*y needs distinct x and y)");
     }
     a.apply(alpha, x, beta, y, static_cast<distspmv::cuda_stream_t>(stream));
   });
@@ -352,8 +379,8 @@ int distspmv_update_values(distspmv_matrix matrix, const double* values, distspm
     static const double no_value = 0.0;
     matrix_type& a = live_matrix(matrix);
     if (!valid_space(space))
-      throw argument_error{"argument 'space' = " + std::to_string(static_cast<int>(space)) +
-                           " is not a distspmv_memory_space"};
+      throw argument_error("argument 'space' = " + std::to_string(static_cast<int>(space)) +
+                           " is not a distspmv_memory_space");
     if (!values) {
       if (a.caller_nnz() > 0) require_pointer(values, "values", entries_note("caller_nnz", a.caller_nnz()));
       values = &no_value;
