@@ -93,7 +93,13 @@ class gmres_run {
       const double estimate = rotate(j, h_next);
       detail::require_finite(estimate, name, "the residual estimate", iterations_);
       if (options_.record_history) result_.residual_history.push_back(estimate / bnorm_);
-      if (H(j, j) == 0.0) return j;  // A M^-1 V_j = 0 (A singular): keep the columns that solve
+      if (H(j, j) == 0.0) {  // A M^-1 V_j = 0: A is singular
+        if (j == 0)  // no progress possible: restarting would repeat this cycle (global value)
+          detail::throw_collective(std::string(name) + ": A M^-1 r = 0 for the residual r at iteration " +
+                                       std::to_string(iterations_) + ": the matrix is singular",
+                                   __FILE__, __LINE__);
+        return j;  // keep the columns that solve
+      }
       const bool done = estimate <= options_.rtol * bnorm_ || iterations_ >= options_.max_iters;
       if (done || h_next == 0.0) return j + 1;  // h_next == 0: the Krylov space is invariant
       ops_.scale(1.0 / h_next, column(j + 1));

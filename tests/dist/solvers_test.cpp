@@ -256,7 +256,7 @@ TEST(Gmres, RandomNonSymmetricDiagonallyDominant) {
   EXPECT_LT(r.error, 1e-6);
 }
 
-TEST(Gmres, CgFailsWhereGmresWorksOnNonSymmetric) {
+TEST(Cg, NonSymmetricNeverClaimsFalseConvergence) {
   // CG is not for non-symmetric matrices, but must not hang or lie: converged must mean the true
   // residual reached rtol, whatever happened on the way.
   const global_index_type N = 30;
@@ -300,6 +300,20 @@ TEST(Cg, NegatedDiagonalThrowsOnEveryRankWithoutJacobi) {
   EXPECT_TRUE(throws_everywhere([&] { cg(A, b.data(), x.data(), options); }, &message));
   EXPECT_NE(message.find("p^T A p"), std::string::npos) << message;
   EXPECT_NE(message.find("not symmetric positive definite"), std::string::npos) << message;
+}
+
+TEST(Gmres, SingularBreakdownThrowsOnEveryRank) {
+  // A = diag(0, 1, 1, ...), b = e_0: A V_0 = 0 at the first step, restarting cannot help.
+  const global_index_type n = 50;
+  auto A = matrix_from_rows(MPI_COMM_WORLD, n, [](global_index_type i) {
+    return std::vector<entry>{{i, i == 0 ? 0.0 : 1.0}};
+  });
+  std::vector<double> caller(A.caller_rows(), 0.0), b(A.local_rows()), x(A.local_rows(), 0.0);
+  if (A.caller_first_row() == 0 && !caller.empty()) caller[0] = 1.0;
+  A.to_partitioned(caller.data(), b.data());
+  std::string message;
+  EXPECT_TRUE(throws_everywhere([&] { gmres(A, b.data(), x.data(), {}); }, &message));
+  EXPECT_NE(message.find("singular"), std::string::npos) << message;
 }
 
 TEST(Solvers, NanInRightHandSideThrowsOnEveryRank) {
