@@ -12,6 +12,8 @@ struct run_options {
   std::string format = "auto";
   std::string backend = "auto";  ///< auto: cuda when a GPU is present, else host
   std::string precision = "double";
+  std::string partition = "metis";
+  std::string transport = "auto";
   int iters = 0;   ///< 0: 100 on CUDA, 10 on the host
   int warmup = -1; ///< -1: 10 on CUDA, 2 on the host
   bool check = false;
@@ -21,7 +23,15 @@ struct run_options {
   std::string json;
 };
 
+/// The main command: the distributed run (any number of ranks), or with --format all / --tune
+/// the single-rank format benchmark.
 int run_spmv(const run_options& options);
+
+/// The distributed run: partition, overlapped apply, report (run_distributed.cpp).
+int run_distributed(const run_options& options);
+
+/// Every format (or --tune) on one rank against cuSPARSE (run_spmv.cpp).
+int run_format_bench(const run_options& options);
 
 int run_convert(const std::string& in, const std::string& out, bool allow_nonfinite, std::uint64_t seed);
 

@@ -1,10 +1,14 @@
 // distspmv: distributed sparse matrix-vector product, y = alpha*A*x + beta*y (DESIGN.md §8).
 #include <CLI/CLI.hpp>
+#include <mpi.h>
 
 #include <cstdio>
 #include <exception>
+#include <functional>
+#include <sstream>
 
 #include "apps/commands.hpp"
+#include "apps/solve.hpp"
 #include "common/errors.hpp"
 #include "distspmv/config.hpp"
 #include "local_kernels/format_registry.hpp"
@@ -20,9 +24,44 @@ std::string format_help() {
   return s;
 }
 
-}  // namespace
 
-int main(int argc, char** argv) {
+/// Runs one subcommand on every rank and turns its outcome into the process exit code. Errors
+/// that every rank agreed on (error::collective()) are printed once and end the run cleanly;
+/// an error on some ranks only aborts the job, so that no rank is left waiting.
+int run_everywhere(int rank, int ranks, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const distspmv::error& e) {
+    if (e.collective() || ranks == 1) {
+      if (rank == 0) std::fprintf(stderr, "distspmv: error: %s\n", e.what());
+      return 1;
+    }
+    std::fprintf(stderr, "distspmv: error on rank %d: %s\n", rank, e.what());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "distspmv: error on rank %d: %s\n", rank, e.what());
+    if (ranks == 1) return 1;
+  }
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  return 1;
+}
+
+/// convert and info touch files: rank 0 does the work, the others learn its exit code.
+int on_rank_zero(int rank, const std::function<int()>& body) {
+  int code = 0;
+  if (rank == 0) {
+    try {
+      code = body();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "distspmv: error: %s\n", e.what());
+      code = 1;
+    }
+  }
+  MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return code;
+}
+
+int main_body(int argc, char** argv, int rank, int ranks) {
   using namespace distspmv;
   CLI::App cli{"distspmv " DISTSPMV_VERSION " (" DISTSPMV_GIT_REVISION
                "): y = alpha*A*x + beta*y for sparse matrices on GPUs.\n"
@@ -38,6 +77,15 @@ int main(int argc, char** argv) {
   cli.add_option("--format,-f", run.format, format_help())->capture_default_str();
   cli.add_option("--backend", run.backend, "where the SpMV runs: auto (cuda when a GPU is present), cuda, host")
       ->check(CLI::IsMember({"auto", "cuda", "host"}))
+      ->capture_default_str();
+  cli.add_option("--partition", run.partition,
+                 "row partitioner over the ranks: metis (k-way on the symmetrised graph) or block (contiguous, "
+                 "nnz-balanced)")
+      ->check(CLI::IsMember({"metis", "block"}))
+      ->capture_default_str();
+  cli.add_option("--transport", run.transport,
+                 "halo exchange: auto (nccl with one GPU per rank, else MPI), nccl, mpi-cuda, mpi-staged, mpi-host")
+      ->check(CLI::IsMember({"auto", "nccl", "mpi-cuda", "mpi-staged", "mpi-host"}))
       ->capture_default_str();
   cli.add_option("--precision", run.precision, "value type of the SpMV")
       ->check(CLI::IsMember({"double", "float"}))
@@ -70,18 +118,31 @@ int main(int argc, char** argv) {
   info->add_flag("--allow-nonfinite", info_nonfinite, "accept NaN and Inf values");
   info->add_option("--seed", info_seed, "generator seed")->capture_default_str();
 
+  app::solve_options solve_options;
+  auto* solve = app::add_solve_command(cli, solve_options);
+
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return cli.exit(e);
+    // Every rank parsed the same arguments; only rank 0 speaks.
+    std::ostringstream sink;
+    return rank == 0 ? cli.exit(e) : cli.exit(e, sink, sink);
   }
 
-  try {
-    if (*convert) return app::run_convert(conv_in, conv_out, conv_nonfinite, conv_seed);
-    if (*info) return app::run_info(info_src, info_json, info_nonfinite, info_seed);
-    return app::run_spmv(run);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "distspmv: error: %s\n", e.what());
-    return 1;
-  }
+  if (*convert) return on_rank_zero(rank, [&] { return app::run_convert(conv_in, conv_out, conv_nonfinite, conv_seed); });
+  if (*info) return on_rank_zero(rank, [&] { return app::run_info(info_src, info_json, info_nonfinite, info_seed); });
+  if (*solve) return run_everywhere(rank, ranks, [&] { return app::run_solve(solve_options); });
+  return run_everywhere(rank, ranks, [&] { return app::run_spmv(run); });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const int code = main_body(argc, argv, rank, ranks);
+  MPI_Finalize();
+  return code;
 }

@@ -1,5 +1,6 @@
-// The main command on one rank: load, pick the format(s), time y = alpha*A*x + beta*y, check,
-// report. (The distributed engine of issue 4 takes over the many-rank case.)
+// The format benchmark on one rank (--format all, --tune): load the whole matrix, build every
+// format (or the tuned pick), time y = alpha*A*x + beta*y against cuSPARSE, check, report.
+// Runs with more than one rank use run_distributed.cpp.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -320,7 +321,7 @@ int run_typed(const run_options& o) {
 
 }  // namespace
 
-int run_spmv(const run_options& o) {
+int run_format_bench(const run_options& o) {
   return o.precision == "float" ? run_typed<float>(o) : run_typed<double>(o);
 }
 

@@ -11,7 +11,8 @@ void event_deleter::operator()(CUevent_st*) const noexcept {}
 void device_deleter::operator()(void*) const noexcept {}
 void pinned_deleter::operator()(void*) const noexcept {}
 stream_ptr make_stream() { DSPMV_NOT_COMPILED("CUDA"); }
-event_ptr make_event() { DSPMV_NOT_COMPILED("CUDA"); }
+event_ptr make_event(bool) { DSPMV_NOT_COMPILED("CUDA"); }
+float elapsed_ms(event_t, event_t) { DSPMV_NOT_COMPILED("CUDA"); }
 void record(event_t, cuda_stream_t) { DSPMV_NOT_COMPILED("CUDA"); }
 void wait(cuda_stream_t, event_t) { DSPMV_NOT_COMPILED("CUDA"); }
 void synchronize(cuda_stream_t) { DSPMV_NOT_COMPILED("CUDA"); }

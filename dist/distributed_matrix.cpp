@@ -362,8 +362,10 @@ distributed_matrix<V> distributed_matrix<V>::from_csr(MPI_Comm comm, global_inde
     fetch(v.data(), values, v.size());
     a.values = convert_values<double>(v);
     validate_csr(a, who, options.allow_nonfinite);
-    std::int64_t total = 0;
-    const std::int64_t before = exscan_sum(rows, p->comm, &total);
+  });
+  std::int64_t total = 0;
+  const std::int64_t before = exscan_sum(rows, p->comm, &total);
+  collective_try(p->comm, [&] {
     if (before != first_row || total != global_rows)
       DSPMV_BAD_INPUT(who, "first_row",
                       "ranks must pass consecutive row ranges covering [0, global_rows): this rank starts at " +

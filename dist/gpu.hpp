@@ -25,7 +25,9 @@ struct event_deleter {
 using stream_ptr = std::unique_ptr<CUstream_st, stream_deleter>;
 using event_ptr = std::unique_ptr<CUevent_st, event_deleter>;
 stream_ptr make_stream();
-event_ptr make_event();
+/// Events for ordering only (timing disabled), or for timing with elapsed_ms.
+event_ptr make_event(bool timing = false);
+float elapsed_ms(event_t start, event_t stop);
 
 void record(event_t e, cuda_stream_t s);
 void wait(cuda_stream_t s, event_t e);

@@ -20,10 +20,16 @@ stream_ptr make_stream() {
   return stream_ptr(s);
 }
 
-event_ptr make_event() {
+event_ptr make_event(bool timing) {
   cudaEvent_t e = nullptr;
-  DSPMV_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  DSPMV_CUDA_CHECK(cudaEventCreateWithFlags(&e, timing ? cudaEventDefault : cudaEventDisableTiming));
   return event_ptr(e);
+}
+
+float elapsed_ms(event_t start, event_t stop) {
+  float ms = 0;
+  DSPMV_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+  return ms;
 }
 
 void record(event_t e, cuda_stream_t s) { DSPMV_CUDA_CHECK(cudaEventRecord(e, s)); }

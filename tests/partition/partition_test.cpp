@@ -8,36 +8,12 @@
 #include "io/generators.hpp"
 #include "io/matrix_market.hpp"
 #include "partition/partition.hpp"
+#include "tests/support/test_matrices.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace distspmv::partition {
 namespace {
 
-/// P A P^T for a random permutation P: hides the natural ordering that makes blocks look good.
-csr_matrix<double> randomly_relabelled(const csr_matrix<double>& a, std::uint64_t seed) {
-  std::vector<global_index_type> perm(a.rows);
-  std::iota(perm.begin(), perm.end(), 0);
-  std::shuffle(perm.begin(), perm.end(), std::mt19937_64(seed));
-  std::vector<global_index_type> inv(a.rows);
-  for (global_index_type i = 0; i < a.rows; ++i) inv[perm[i]] = i;
-  csr_matrix<double> b;
-  b.rows = a.rows;
-  b.cols = a.cols;
-  b.row_ptr.assign(1, 0);
-  std::vector<std::pair<global_index_type, double>> row;
-  for (global_index_type nr = 0; nr < a.rows; ++nr) {
-    const global_index_type r = perm[nr];
-    row.clear();
-    for (offset_type k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) row.push_back({inv[a.col_idx[k]], a.values[k]});
-    std::sort(row.begin(), row.end());
-    for (auto& [c, v] : row) {
-      b.col_idx.push_back(c);
-      b.values.push_back(v);
-    }
-    b.row_ptr.push_back(static_cast<offset_type>(b.col_idx.size()));
-  }
-  return b;
-}
 
 TEST(BlockPartition, IsContiguousAndBalancesNonzeros) {
   const auto a = io::generate("gen:lognormal:20000:2.0:1.0:50");
@@ -114,7 +90,7 @@ class MetisVersusBlock : public ::testing::Test {
   }
   /// Returns {block halo, metis halo} on a randomly relabelled copy.
   std::pair<offset_type, offset_type> halos(const csr_matrix<double>& a, int parts) {
-    const auto b = randomly_relabelled(a, 42);
+    const auto b = test::randomly_relabelled(a, 42);
     const auto block = evaluate_partition(b, partition_block(b.row_ptr, parts), parts);
     const auto metis_part = partition_metis(symmetrised_graph(b), parts);
     const auto metis = evaluate_partition(b, metis_part, parts);

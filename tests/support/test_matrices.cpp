@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <random>
 
 namespace distspmv::test {
@@ -134,6 +135,31 @@ std::vector<named_matrix> edge_case_matrices() {
     m.push_back({"diagonal_33", d});
   }
   return m;
+}
+
+csr_matrix<double> randomly_relabelled(const csr_matrix<double>& a, std::uint64_t seed) {
+  std::vector<global_index_type> perm(a.rows);
+  std::iota(perm.begin(), perm.end(), 0);
+  std::shuffle(perm.begin(), perm.end(), std::mt19937_64(seed));
+  std::vector<global_index_type> inv(a.rows);
+  for (global_index_type i = 0; i < a.rows; ++i) inv[perm[i]] = i;
+  csr_matrix<double> b;
+  b.rows = a.rows;
+  b.cols = a.cols;
+  b.row_ptr.assign(1, 0);
+  std::vector<std::pair<global_index_type, double>> row;
+  for (global_index_type nr = 0; nr < a.rows; ++nr) {
+    const global_index_type r = perm[nr];
+    row.clear();
+    for (offset_type k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) row.push_back({inv[a.col_idx[k]], a.values[k]});
+    std::sort(row.begin(), row.end());
+    for (auto& [c, v] : row) {
+      b.col_idx.push_back(c);
+      b.values.push_back(v);
+    }
+    b.row_ptr.push_back(static_cast<offset_type>(b.col_idx.size()));
+  }
+  return b;
 }
 
 }  // namespace distspmv::test

@@ -25,4 +25,7 @@ csr_matrix<double, index_type> random_csr(global_index_type rows, global_index_t
 /// power-law-ish matrix, a banded one, a diagonal one.
 std::vector<named_matrix> edge_case_matrices();
 
+/// P A P^T for a random permutation P: hides the natural ordering that makes blocks look good.
+csr_matrix<double> randomly_relabelled(const csr_matrix<double>& a, std::uint64_t seed);
+
 }  // namespace distspmv::test

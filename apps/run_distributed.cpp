@@ -1,0 +1,360 @@
+// The distributed run (DESIGN.md §8, issue 4): every rank loads its slice, the matrix is
+// partitioned and redistributed, y = alpha*A*x + beta*y is timed (the local product alone, the
+// halo exchange alone, and the overlapped apply), optionally checked, and rank 0 reports.
+#include <fmt/format.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "apps/commands.hpp"
+#include "dist/distributed_matrix.hpp"
+#include "dist/gpu.hpp"
+#include "dist/setup/mpi_util.hpp"
+#include "distspmv/config.hpp"
+#include "io/matrix_source.hpp"
+#include "local_kernels/device_storage.hpp"
+#include "local_kernels/device_timing.hpp"
+#include "local_kernels/format_registry.hpp"
+
+namespace distspmv::app {
+namespace {
+
+using dist::allreduce_max;
+using dist::comm_rank;
+using dist::comm_size;
+
+/// Deterministic entry of the test vectors by caller-layout row id, in [-1, 1).
+double vector_entry(global_index_type i, int salt) {
+  std::uint64_t s = static_cast<std::uint64_t>(i) * 0x9e3779b97f4a7c15ULL + static_cast<std::uint64_t>(salt) * 0xbf58476d1ce4e5b9ULL;
+  s ^= s >> 31;
+  s *= 0x94d049bb133111ebULL;
+  s ^= s >> 29;
+  return static_cast<double>(s >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+/// Per-iteration times of `op`, each the slowest rank's: barrier, then CUDA events on `stream`
+/// (or the wall clock on the host). Returns microseconds and this rank's own times.
+struct timing {
+  std::vector<double> slowest_us;  ///< per iteration, max over ranks
+  double my_median_us = 0;
+};
+
+timing time_collective(MPI_Comm comm, backend where, cuda_stream_t stream, int warmup, int iters,
+                       const std::function<void()>& op) {
+  dist::gpu::event_ptr start, stop;
+  if (where == backend::cuda) {
+    start = dist::gpu::make_event(true);
+    stop = dist::gpu::make_event(true);
+  }
+  std::vector<double> mine;
+  for (int i = 0; i < warmup + iters; ++i) {
+    MPI_Barrier(comm);
+    double us;
+    if (where == backend::cuda) {
+      dist::gpu::record(start.get(), stream);
+      op();
+      dist::gpu::record(stop.get(), stream);
+      dist::gpu::synchronize(stream);
+      us = 1e3 * dist::gpu::elapsed_ms(start.get(), stop.get());
+    } else {
+      const double t0 = MPI_Wtime();
+      op();
+      us = 1e6 * (MPI_Wtime() - t0);
+    }
+    if (i >= warmup) mine.push_back(us);
+  }
+  timing t;
+  t.my_median_us = median(mine);
+  t.slowest_us.resize(mine.size());
+  if (!mine.empty())
+    DSPMV_MPI_CHECK(MPI_Allreduce(mine.data(), t.slowest_us.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_MAX, comm));
+  return t;
+}
+
+struct spread {
+  double min = 0, median = 0, max = 0;
+};
+
+/// min / median / max over ranks of one value per rank.
+spread over_ranks(double mine, MPI_Comm comm) {
+  std::vector<double> all(comm_size(comm));
+  DSPMV_MPI_CHECK(MPI_Allgather(&mine, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, comm));
+  return {*std::min_element(all.begin(), all.end()), median(all), *std::max_element(all.begin(), all.end())};
+}
+
+/// Gathers one string per rank on rank 0.
+std::vector<std::string> gather_strings(const std::string& mine, MPI_Comm comm) {
+  const std::vector<char> chars(mine.begin(), mine.end());
+  std::vector<std::int64_t> lengths(comm_size(comm));
+  const std::int64_t n = static_cast<std::int64_t>(mine.size());
+  DSPMV_MPI_CHECK(MPI_Gather(&n, 1, MPI_INT64_T, lengths.data(), 1, MPI_INT64_T, 0, comm));
+  std::vector<std::uint8_t> bytes(mine.begin(), mine.end());
+  const auto all = dist::gatherv(bytes, 0, comm);
+  std::vector<std::string> out;
+  if (comm_rank(comm) != 0) return out;
+  std::size_t at = 0;
+  for (auto len : lengths) {
+    out.emplace_back(all.begin() + static_cast<std::ptrdiff_t>(at), all.begin() + static_cast<std::ptrdiff_t>(at + len));
+    at += static_cast<std::size_t>(len);
+  }
+  return out;
+}
+
+/// Gathers a fixed-size record of int64 per rank on rank 0.
+std::vector<std::vector<std::int64_t>> gather_records(const std::vector<std::int64_t>& mine, MPI_Comm comm) {
+  const auto flat = dist::gatherv(mine, 0, comm);
+  std::vector<std::vector<std::int64_t>> out;
+  for (std::size_t at = 0; at + mine.size() <= flat.size() && !mine.empty(); at += mine.size())
+    out.emplace_back(flat.begin() + static_cast<std::ptrdiff_t>(at),
+                     flat.begin() + static_cast<std::ptrdiff_t>(at + mine.size()));
+  return out;
+}
+
+/// y = 1.25 A x - 0.75 y0 on deterministic vectors, against a serial double reference of this
+/// rank's caller rows (re-read from the source). Returns the relative error over all ranks.
+template <typename V>
+double check_product(distributed_matrix<V>& m, const run_options& o, const io::source_options& so,
+                     cuda_stream_t stream) {
+  const auto n = static_cast<std::size_t>(m.caller_rows());
+  const global_index_type first = m.caller_first_row();
+  std::vector<V> xc(n), yc(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    xc[i] = static_cast<V>(vector_entry(first + static_cast<global_index_type>(i), 1));
+    yc[i] = static_cast<V>(vector_entry(first + static_cast<global_index_type>(i), 2));
+  }
+  std::vector<V> x(static_cast<std::size_t>(m.local_rows())), y(x.size());
+  m.to_partitioned(xc.data(), x.data());
+  m.to_partitioned(yc.data(), y.data());
+  m.apply(V(1.25), x.data(), V(-0.75), y.data(), stream);  // host vectors: staged on the GPU backend
+  m.from_partitioned(y.data(), yc.data());
+
+  double diff = 0, scale = 0;
+  csr_matrix<double> a;
+  dist::collective_try(m.comm(), [&] { a = io::read_matrix_rows(o.source, row_range{first, first + m.caller_rows()}, so); });
+  for (global_index_type i = 0; i < a.rows; ++i) {
+    double sum = 0;
+    for (offset_type k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+      sum += a.values[k] * static_cast<double>(static_cast<V>(vector_entry(a.col_idx[k], 1)));
+    const double ref = 1.25 * sum - 0.75 * static_cast<double>(static_cast<V>(vector_entry(first + i, 2)));
+    const double d = std::abs(static_cast<double>(yc[i]) - ref);
+    diff = std::isnan(d) ? std::numeric_limits<double>::infinity() : std::max(diff, d);
+    scale = std::max(scale, std::abs(ref));
+  }
+  diff = allreduce_max(diff, m.comm());
+  scale = allreduce_max(scale, m.comm());
+  return scale > 0 ? diff / scale : diff;
+}
+
+template <typename V>
+int run_typed(const run_options& o) {
+  MPI_Comm world = MPI_COMM_WORLD;
+  const int me = comm_rank(world), ranks = comm_size(world);
+  const bool root = me == 0;
+
+  matrix_options mo;
+  mo.allow_nonfinite = o.allow_nonfinite;
+  mo.generator_seed = o.seed;
+  mo.format = o.format;
+  dist::collective_try(world, [&] {
+    mo.partition = parse_partitioner(o.partition);
+    mo.transport = parse_transport(o.transport);
+    if (o.format != "auto") find_format(o.format);  // unknown names fail before any work
+    const int gpus = cuda_device_count();
+    mo.where = o.backend == "cuda" || (o.backend == "auto" && gpus > 0) ? backend::cuda : backend::host;
+    if (mo.where == backend::cuda && gpus == 0)
+      DSPMV_BAD_INPUT("--backend", "cuda", "no CUDA device is visible (or distspmv was built without CUDA)");
+  });
+  const bool cuda = mo.where == backend::cuda;
+  if (cuda) dist::select_local_device(world);
+  const int iters = o.iters > 0 ? o.iters : (cuda ? 100 : 10);
+  const int warmup = o.warmup >= 0 ? o.warmup : (cuda ? 10 : 2);
+
+  io::source_options so;
+  so.allow_nonfinite = o.allow_nonfinite;
+  so.seed = o.seed;
+  auto m = distributed_matrix<V>::from_source(world, o.source, mo);
+  const auto& s = m.summary();
+  const auto& q = m.partition_quality();
+  const auto& st = m.setup_seconds();
+
+  // ---- self-diagnosis ----
+  if (root) {
+    fmt::print("distspmv {} ({})  {} rank{}, backend {}, precision {}\n", DISTSPMV_VERSION, DISTSPMV_GIT_REVISION, ranks,
+               ranks == 1 ? "" : "s", to_string(mo.where), o.precision);
+    fmt::print("MPI: {} (CUDA-aware: {})\n", m.mpi().library, m.mpi().cuda_aware ? "yes" : "no");
+    for (const auto& p : m.placement())
+      fmt::print("  rank {:>3}  host {}  local rank {}/{}  {}\n", p.rank, p.host, p.local_rank, p.local_ranks,
+                 p.device >= 0 ? fmt::format("GPU {} {}", p.device, p.gpu) : std::string("no GPU"));
+    if (dist::gpu_shared(m.placement()))
+      fmt::print("warning: several ranks share one GPU (more ranks than GPUs on a node); timings are not "
+                 "per-GPU figures\n");
+    fmt::print("transport: {} ({})\n", to_string(m.transport()), m.transport_reason());
+    fmt::print("matrix {}: {} rows, {} nonzeros\n", o.source, m.global_rows(), m.global_nnz());
+    fmt::print("setup: read {:.3f} s, partition {:.3f} s, redistribute {:.3f} s, build {:.3f} s\n", st.read,
+               st.partition, st.redistribute, st.build);
+    fmt::print("partition {}: edge cut {}, halo {} entries ({:.1f} KiB) in total, at most {} on a rank, nnz imbalance "
+               "{:.3f}\n",
+               q.method, q.edge_cut, q.halo_entries_total, q.halo_entries_total * sizeof(V) / 1024.0,
+               q.halo_entries_max, q.nnz_imbalance);
+  }
+
+  // ---- timing ----
+  dist::gpu::stream_ptr stream_owner;
+  cuda_stream_t stream = nullptr;
+  const auto n = static_cast<std::size_t>(m.local_rows());
+  std::vector<V> hx(n), hy(n, V(0));
+  for (std::size_t i = 0; i < n; ++i) hx[i] = static_cast<V>(vector_entry(m.owned_caller_ids()[i], 1));
+  V* x = hx.data();
+  V* y = hy.data();
+  dist::gpu::device_ptr dx, dy;
+  double copy_gbps = 0;
+  if (cuda) {
+    stream_owner = dist::gpu::make_stream();
+    stream = stream_owner.get();
+    dx = dist::gpu::allocate_device(std::max<std::size_t>(1, n) * sizeof(V));
+    dy = dist::gpu::allocate_device(std::max<std::size_t>(1, n) * sizeof(V));
+    copy_to_device(dx.get(), hx.data(), n * sizeof(V));
+    x = static_cast<V*>(dx.get());
+    y = static_cast<V*>(dy.get());
+    copy_gbps = measure_copy_bandwidth_gbps(std::size_t(512) << 20, 10);
+  }
+  const auto t_local = time_collective(world, mo.where, stream, warmup, iters,
+                                       [&] { m.apply_local_only(V(1), x, V(0), y, stream); });
+  const auto t_comm = time_collective(world, mo.where, stream, warmup, iters, [&] { m.exchange_only(x, stream); });
+  const auto t_apply =
+      time_collective(world, mo.where, stream, warmup, iters, [&] { m.apply(V(1), x, V(0), y, stream); });
+  const double local_us = median(t_local.slowest_us), comm_us = median(t_comm.slowest_us),
+               apply_us = median(t_apply.slowest_us);
+  const spread local_ranks = over_ranks(t_local.my_median_us, world), comm_ranks = over_ranks(t_comm.my_median_us, world),
+               apply_ranks = over_ranks(t_apply.my_median_us, world);
+  // Overlap efficiency: the share of the shorter of the two that the overlap hid (1 = fully).
+  const bool has_comm = ranks > 1 && comm_us > 0;
+  const double overlap = has_comm ? (local_us + comm_us - apply_us) / std::min(local_us, comm_us)
+                                  : std::numeric_limits<double>::quiet_NaN();
+  const double model_bytes = csr_model_bytes<V>(m.global_rows(), m.global_rows(), m.global_nnz(), false);
+  const double gflops = apply_us > 0 ? 2.0 * m.global_nnz() / (apply_us * 1e3) : 0;
+  const double gbps_per_gpu = apply_us > 0 ? model_bytes / ranks / (apply_us * 1e3) : 0;
+
+  // ---- check ----
+  double max_rel_error = std::numeric_limits<double>::quiet_NaN();
+  const double tolerance = std::is_same_v<V, double> ? 1e-12 : 1e-5;
+  if (o.check) max_rel_error = check_product(m, o, so, stream);
+  const bool check_failed = o.check && !(max_rel_error <= tolerance);
+
+  // ---- per-rank table ----
+  const auto records = gather_records({s.rows, s.nnz, s.interior_rows, s.boundary_rows, s.ghosts, s.sends,
+                                       s.neighbours, static_cast<std::int64_t>(1000 * t_local.my_median_us),
+                                       static_cast<std::int64_t>(1000 * t_comm.my_median_us),
+                                       static_cast<std::int64_t>(1000 * t_apply.my_median_us)},
+                                      world);
+  const auto formats = gather_strings(s.format, world);
+  const auto reasons = gather_strings(s.format_reason, world);
+  if (!root) return check_failed ? 1 : 0;
+
+  fmt::print("{:>5} {:>11} {:>12} {:>11} {:>10} {:>9} {:>10} {:>5} {:>10} {:>10} {:>10}  {}\n", "rank", "rows", "nnz",
+             "interior", "boundary", "ghosts", "halo KiB", "nbrs", "local us", "comm us", "apply us", "format");
+  for (int r = 0; r < ranks; ++r) {
+    const auto& v = records[r];
+    fmt::print("{:>5} {:>11} {:>12} {:>11} {:>10} {:>9} {:>10.1f} {:>5} {:>10.1f} {:>10.1f} {:>10.1f}  {} ({})\n", r,
+               v[0], v[1], v[2], v[3], v[4], v[4] * sizeof(V) / 1024.0, v[6], v[7] / 1e3, v[8] / 1e3, v[9] / 1e3,
+               formats[r], reasons[r]);
+  }
+  fmt::print("timings over {} iterations after {} warm-up, us (median of the slowest rank; min / median / max over "
+             "ranks of each rank's median):\n",
+             iters, warmup);
+  fmt::print("  local SpMV     {:>10.1f}   ({:.1f} / {:.1f} / {:.1f})\n", local_us, local_ranks.min, local_ranks.median,
+             local_ranks.max);
+  fmt::print("  halo exchange  {:>10.1f}   ({:.1f} / {:.1f} / {:.1f})\n", comm_us, comm_ranks.min, comm_ranks.median,
+             comm_ranks.max);
+  fmt::print("  apply          {:>10.1f}   ({:.1f} / {:.1f} / {:.1f})\n", apply_us, apply_ranks.min, apply_ranks.median,
+             apply_ranks.max);
+  if (has_comm)
+    fmt::print("  overlap efficiency {:.2f} ((local + exchange - apply) / min(local, exchange))\n", overlap);
+  fmt::print("  {:.1f} GFLOP/s, {:.0f} GB/s effective per GPU (CSR byte model){}\n", gflops, gbps_per_gpu,
+             copy_gbps > 0 ? fmt::format(", {:.0f}% of the device copy bandwidth {:.0f} GB/s", 100 * gbps_per_gpu / copy_gbps,
+                                         copy_gbps)
+                           : "");
+  if (o.check)
+    fmt::print("check: max relative error {:.2e} (tolerance {:.0e}): {}\n", max_rel_error, tolerance,
+               check_failed ? "FAILED" : "passed");
+
+  if (!o.json.empty()) {
+    nlohmann::json j;
+    j["tool"] = "distspmv";
+    j["version"] = DISTSPMV_VERSION;
+    j["git_revision"] = DISTSPMV_GIT_REVISION;
+    j["matrix"] = {{"source", o.source}, {"rows", m.global_rows()}, {"nnz", m.global_nnz()}};
+    j["ranks"] = ranks;
+    j["backend"] = to_string(mo.where);
+    j["precision"] = o.precision;
+    j["transport"] = ranks == 1 ? "none" : to_string(m.transport());
+    j["transport_reason"] = m.transport_reason();
+    j["partition"] = q.method;
+    j["format_per_rank"] = formats;
+    j["edge_cut"] = q.edge_cut;
+    j["halo_entries_total"] = q.halo_entries_total;
+    j["halo_bytes_total"] = q.halo_entries_total * static_cast<offset_type>(sizeof(V));
+    j["halo_bytes_max"] = q.halo_entries_max * static_cast<offset_type>(sizeof(V));
+    j["nnz_imbalance"] = q.nnz_imbalance;
+    j["iters"] = iters;
+    j["warmup"] = warmup;
+    j["apply_median_us"] = apply_us;
+    j["local_median_us"] = local_us;
+    j["exchange_median_us"] = comm_us;
+    j["apply_us_over_ranks"] = {{"min", apply_ranks.min}, {"median", apply_ranks.median}, {"max", apply_ranks.max}};
+    j["local_us_over_ranks"] = {{"min", local_ranks.min}, {"median", local_ranks.median}, {"max", local_ranks.max}};
+    j["exchange_us_over_ranks"] = {{"min", comm_ranks.min}, {"median", comm_ranks.median}, {"max", comm_ranks.max}};
+    j["overlap_efficiency"] = has_comm ? nlohmann::json(overlap) : nlohmann::json(nullptr);
+    j["gflops"] = gflops;
+    j["effective_gbps_per_gpu"] = gbps_per_gpu;
+    j["copy_gbps"] = copy_gbps;
+    if (copy_gbps > 0) j["copy_fraction"] = gbps_per_gpu / copy_gbps;
+    j["setup_seconds"] = {{"read", st.read}, {"partition", st.partition}, {"redistribute", st.redistribute},
+                          {"build", st.build}};
+    j["mpi_library"] = m.mpi().library;
+    j["mpi_cuda_aware"] = m.mpi().cuda_aware;
+    j["gpu_shared"] = dist::gpu_shared(m.placement());
+    j["gpu"] = cuda ? m.placement().front().gpu : "host";
+    if (o.check) j["max_rel_error"] = max_rel_error;
+    j["per_rank"] = nlohmann::json::array();
+    for (int r = 0; r < ranks; ++r) {
+      const auto& v = records[r];
+      const auto& p = m.placement()[r];
+      j["per_rank"].push_back({{"rank", r}, {"host", p.host}, {"device", p.device}, {"gpu", p.gpu},
+                               {"rows", v[0]}, {"nnz", v[1]}, {"interior_rows", v[2]}, {"boundary_rows", v[3]},
+                               {"ghosts", v[4]}, {"halo_bytes", v[4] * static_cast<std::int64_t>(sizeof(V))},
+                               {"sends", v[5]}, {"neighbours", v[6]}, {"local_us", v[7] / 1e3},
+                               {"exchange_us", v[8] / 1e3}, {"apply_us", v[9] / 1e3}, {"format", formats[r]},
+                               {"format_reason", reasons[r]}});
+    }
+    std::ofstream out(o.json);
+    out << j.dump(2) << "\n";
+    if (!out) DSPMV_BAD_INPUT(o.json, "", "cannot write the JSON report");
+  }
+  return check_failed ? 1 : 0;
+}
+
+}  // namespace
+
+int run_distributed(const run_options& o) {
+  return o.precision == "float" ? run_typed<float>(o) : run_typed<double>(o);
+}
+
+int run_spmv(const run_options& o) {
+  if (o.format == "all" || o.tune) {
+    dist::collective_try(MPI_COMM_WORLD, [&] {
+      if (comm_size(MPI_COMM_WORLD) > 1)
+        DSPMV_BAD_INPUT(o.format == "all" ? "--format all" : "--tune", "",
+                        "is the single-rank format benchmark; run it with one rank");
+    });
+    return run_format_bench(o);
+  }
+  return run_distributed(o);
+}
+
+}  // namespace distspmv::app

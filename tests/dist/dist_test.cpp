@@ -1,0 +1,291 @@
+// The distributed matrix against a serial reference, at whatever number of ranks ctest starts
+// (1 to 4): generated and real matrices, both partitioners, alpha and beta != 0, ranks that own
+// no rows, empty rows and columns, a dense row, update_values, layout moves, and bad input that
+// must fail on every rank.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "dist/distributed_matrix.hpp"
+#include "dist/setup/mpi_util.hpp"
+#include "distspmv/config.hpp"
+#include "io/matrix_market.hpp"
+#include "io/matrix_source.hpp"
+#include "io/row_split.hpp"
+#include "tests/support/test_matrices.hpp"
+#include "tests/support/test_support.hpp"
+
+namespace distspmv {
+namespace {
+
+int world_rank() { return dist::comm_rank(MPI_COMM_WORLD); }
+int world_size() { return dist::comm_size(MPI_COMM_WORLD); }
+
+/// Deterministic value of global row i of a test vector: never all zeros or ones.
+double vector_entry(global_index_type i, int salt) {
+  const double t = static_cast<double>((i * 2654435761LL + salt * 97) % 1000003) / 1000003.0;
+  return 2 * t - 1;
+}
+
+/// Relative error over all ranks of y = alpha A x + beta y0, A distributed, against the serial
+/// product with the whole matrix `a` (caller layout), in max norms.
+template <typename V>
+double distributed_error(distributed_matrix<V>& m, const csr_matrix<double>& a, double alpha, double beta) {
+  const auto n_caller = static_cast<std::size_t>(m.caller_rows());
+  const global_index_type first = m.caller_first_row();
+  std::vector<V> x_caller(n_caller), y_caller(n_caller);
+  for (std::size_t i = 0; i < n_caller; ++i) {
+    x_caller[i] = static_cast<V>(vector_entry(first + static_cast<global_index_type>(i), 1));
+    y_caller[i] = static_cast<V>(vector_entry(first + static_cast<global_index_type>(i), 2));
+  }
+  std::vector<V> x(static_cast<std::size_t>(m.local_rows())), y(x.size());
+  m.to_partitioned(x_caller.data(), x.data());
+  m.to_partitioned(y_caller.data(), y.data());
+  m.apply(static_cast<V>(alpha), x.data(), static_cast<V>(beta), y.data());
+  m.from_partitioned(y.data(), y_caller.data());
+
+  double diff = 0, scale = 0;
+  for (std::size_t i = 0; i < n_caller; ++i) {
+    const global_index_type r = first + static_cast<global_index_type>(i);
+    double ref = beta * vector_entry(r, 2);
+    double sum = 0;
+    for (offset_type k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) sum += a.values[k] * vector_entry(a.col_idx[k], 1);
+    ref += alpha * sum;
+    diff = std::max(diff, std::abs(static_cast<double>(y_caller[i]) - ref));
+    scale = std::max(scale, std::abs(ref));
+  }
+  diff = dist::allreduce_max(diff, MPI_COMM_WORLD);
+  scale = dist::allreduce_max(scale, MPI_COMM_WORLD);
+  return diff / std::max(scale, 1e-300);
+}
+
+/// Caller rows of each rank: equal counts, or with `empty_rank` given none (its rows go to the
+/// rank before it).
+std::vector<global_index_type> caller_bounds(global_index_type rows, int empty_rank) {
+  const int p = world_size();
+  std::vector<global_index_type> b{0};
+  for (const auto& r : io::split_rows_evenly(rows, p)) b.push_back(r.end);
+  if (empty_rank > 0 && empty_rank < p) b[empty_rank] = b[empty_rank + 1];
+  return b;
+}
+
+distributed_matrix<double> from_whole(const csr_matrix<double>& a, const matrix_options& o, int empty_rank = -1) {
+  const auto b = caller_bounds(a.rows, empty_rank);
+  const int me = world_rank();
+  const auto s = slice_rows(a, row_range{b[me], b[me + 1]});
+  return distributed_matrix<double>::from_csr(MPI_COMM_WORLD, a.rows, b[me], s.rows, s.row_ptr.data(),
+                                              s.col_idx.data(), s.values.data(), memory_space::host, o);
+}
+
+std::vector<partitioner> partitioners() {
+  std::vector<partitioner> p{partitioner::block};
+  if (DISTSPMV_HAVE_METIS) p.push_back(partitioner::metis);
+  return p;
+}
+
+matrix_options host_options(partitioner p) {
+  matrix_options o;
+  o.where = backend::host;
+  o.partition = p;
+  return o;
+}
+
+constexpr double tolerance = 1e-12;
+
+TEST(Distributed, GeneratedMatricesMatchSerial) {
+  for (const std::string spec : {"gen:poisson3d:9", "gen:stencil27:6", "gen:rmat:9:8", "gen:lognormal:700:2:1:50"}) {
+    const auto a = io::read_matrix(spec);
+    for (auto p : partitioners()) {
+      auto m = distributed_matrix<double>::from_source(MPI_COMM_WORLD, spec, host_options(p));
+      EXPECT_LE(distributed_error(m, a, 1.25, -0.75), tolerance) << spec << " " << to_string(p);
+      EXPECT_LE(distributed_error(m, a, -2.0, 0.0), tolerance) << spec << " " << to_string(p);
+      EXPECT_EQ(m.global_nnz(), a.nnz());
+    }
+  }
+}
+
+TEST(Distributed, SharedMatricesMatchSerial) {
+  const auto files = test::shared_matrix_files();
+  if (files.empty()) GTEST_SKIP() << "no shared matrices";
+  int square = 0;
+  for (const auto& f : files) {
+    const auto a = io::read_matrix(f);
+    if (a.rows != a.cols) continue;  // RectangularMatrixIsRefused covers those
+    ++square;
+    for (auto p : partitioners()) {
+      auto m = distributed_matrix<double>::from_source(MPI_COMM_WORLD, f, host_options(p));
+      EXPECT_LE(distributed_error(m, a, 0.5, 2.0), tolerance) << f << " " << to_string(p);
+    }
+  }
+  EXPECT_GT(square, 30);
+}
+
+TEST(Distributed, EdgeCaseMatricesMatchSerial) {
+  for (const auto& [name, local] : test::edge_case_matrices()) {
+    if (local.rows != local.cols) continue;
+    const auto a = convert_csr<double, global_index_type>(local);
+    for (auto p : partitioners()) {
+      for (int empty_rank : {-1, 1}) {
+        auto m = from_whole(a, host_options(p), empty_rank);
+        EXPECT_LE(distributed_error(m, a, 1.5, -0.25), tolerance) << name << " " << to_string(p);
+      }
+    }
+  }
+}
+
+/// Empty rows and columns, a dense row and a dense column, smaller than some ranks' share.
+csr_matrix<double> awkward_matrix(global_index_type n) {
+  csr_matrix<double> a;
+  a.rows = a.cols = n;
+  for (global_index_type r = 0; r < n; ++r) {
+    for (global_index_type c = 0; c < n; ++c) {
+      const bool empty_row = r % 5 == 3, empty_col = c % 7 == 4;
+      const bool dense_row = r == n / 2, dense_col = c == n / 3;
+      const bool band = std::abs(r - c) <= 2;
+      if (empty_row || (empty_col && !dense_row)) continue;
+      if (dense_row || dense_col || band) {
+        a.col_idx.push_back(c);
+        a.values.push_back(vector_entry(r * n + c, 3));
+      }
+    }
+    a.row_ptr.push_back(static_cast<offset_type>(a.col_idx.size()));
+  }
+  return a;
+}
+
+TEST(Distributed, EmptyRowsColumnsDenseRowAndIdleRanks) {
+  for (global_index_type n : {0, 1, 2, 3, 5, 64, 301}) {
+    const auto a = awkward_matrix(n);
+    for (auto p : partitioners()) {
+      auto m = from_whole(a, host_options(p), 1);
+      EXPECT_LE(distributed_error(m, a, 1.0, 1.0), tolerance) << n << " " << to_string(p);
+    }
+  }
+}
+
+TEST(Distributed, LargeCountPathOfTheCollectives) {
+  dist::set_max_message_elements(5);  // forces the chunked point-to-point path everywhere
+  const auto a = io::read_matrix("gen:poisson3d:6");
+  for (auto p : partitioners()) {
+    auto m = distributed_matrix<double>::from_source(MPI_COMM_WORLD, "gen:poisson3d:6", host_options(p));
+    EXPECT_LE(distributed_error(m, a, 1.0, 0.5), tolerance) << to_string(p);
+  }
+  dist::set_max_message_elements(std::int64_t{1} << 30);
+}
+
+TEST(Distributed, FloatValues) {
+  const auto a = io::read_matrix("gen:poisson3d:8");
+  auto m = distributed_matrix<float>::from_source(MPI_COMM_WORLD, "gen:poisson3d:8", host_options(partitioner::block));
+  EXPECT_LE(distributed_error(m, a, 1.0, 0.5), 1e-5);
+}
+
+TEST(Distributed, UpdateValuesKeepsThePattern) {
+  auto a = io::read_matrix("gen:rmat:8:6");
+  for (auto p : partitioners()) {
+    auto m = from_whole(a, host_options(p), 1);
+    const auto b = caller_bounds(a.rows, 1);
+    const int me = world_rank();
+    auto doubled = a;
+    for (auto& v : doubled.values) v *= -2;
+    const auto s = slice_rows(doubled, row_range{b[me], b[me + 1]});
+    m.update_values(s.values.data(), memory_space::host);
+    EXPECT_LE(distributed_error(m, doubled, 1.0, 0.5), tolerance) << to_string(p);
+  }
+}
+
+TEST(Distributed, LayoutMovesRoundTripAndDiagonal) {
+  const auto a = io::read_matrix("gen:stencil27:5");
+  for (auto p : partitioners()) {
+    auto m = distributed_matrix<double>::from_source(MPI_COMM_WORLD, "gen:stencil27:5", host_options(p));
+    std::vector<double> caller(static_cast<std::size_t>(m.caller_rows())), back(caller.size());
+    for (std::size_t i = 0; i < caller.size(); ++i) caller[i] = static_cast<double>(m.caller_first_row() + i);
+    std::vector<double> part(static_cast<std::size_t>(m.local_rows()));
+    m.to_partitioned(caller.data(), part.data());
+    m.from_partitioned(part.data(), back.data());
+    EXPECT_EQ(caller, back);
+    // The partitioned vector holds caller ids in owned order, and the diagonal matches a's.
+    const auto diag = m.diagonal();
+    for (std::size_t i = 0; i < part.size(); ++i) {
+      const auto r = static_cast<global_index_type>(part[i]);
+      EXPECT_EQ(r, m.owned_caller_ids()[i]);
+      double d = 0;
+      for (offset_type k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
+        if (a.col_idx[k] == r) d = a.values[k];
+      EXPECT_EQ(diag[i], d);
+    }
+    std::int64_t owned = m.local_rows();
+    EXPECT_EQ(dist::allreduce_sum({owned}, MPI_COMM_WORLD)[0], a.rows);
+  }
+}
+
+TEST(Distributed, MetisHaloIsSmallerAfterRandomRelabelling) {
+  if (!DISTSPMV_HAVE_METIS) GTEST_SKIP() << "built without METIS";
+  if (world_size() < 2) GTEST_SKIP() << "one rank has no halo";
+  const auto files = test::shared_matrix_files();
+  if (files.empty()) GTEST_SKIP() << "no shared matrices";
+  for (const std::string name : {"wing.mtx.gz", "fe_4elt2.mtx.gz", "uk-2007-05@100000.mtx.gz", "cage11.mtx.gz"}) {
+    const auto a = test::randomly_relabelled(io::read_matrix(test::shared_matrices_dir() + "/" + name), 7);
+    auto block = from_whole(a, host_options(partitioner::block));
+    auto metis = from_whole(a, host_options(partitioner::metis));
+    const auto hb = block.partition_quality().halo_entries_total, hm = metis.partition_quality().halo_entries_total;
+    if (world_rank() == 0)
+      std::printf("%-26s %d ranks: halo entries block %lld, metis %lld (edge cut %lld vs %lld)\n", name.c_str(),
+                  world_size(), static_cast<long long>(hb), static_cast<long long>(hm),
+                  static_cast<long long>(block.partition_quality().edge_cut),
+                  static_cast<long long>(metis.partition_quality().edge_cut));
+    EXPECT_LT(hm, hb) << name;
+    EXPECT_LE(distributed_error(metis, a, 1.0, 0.0), tolerance) << name;
+  }
+}
+
+TEST(Distributed, RectangularMatrixIsRefusedOnEveryRank) {
+  const auto dir = test::shared_matrices_dir();
+  const std::string file = dir.empty() ? "" : dir + "/lp_e226.mtx.gz";
+  if (file.empty()) GTEST_SKIP() << "no shared matrices";
+  try {
+    distributed_matrix<double>::from_source(MPI_COMM_WORLD, file, host_options(partitioner::block));
+    ADD_FAILURE() << "a rectangular matrix was accepted";
+  } catch (const bad_input& e) {
+    EXPECT_TRUE(e.collective());
+    EXPECT_NE(std::string(e.what()).find("square"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Distributed, BadRowsOnOneRankFailOnEveryRank) {
+  auto a = io::read_matrix("gen:poisson3d:5");
+  const auto b = caller_bounds(a.rows, -1);
+  const int me = world_rank(), last = world_size() - 1;
+  auto s = slice_rows(a, row_range{b[me], b[me + 1]});
+  if (me == last && s.nnz() > 0) s.col_idx.back() = a.rows + 3;  // a column out of range, last rank only
+  try {
+    distributed_matrix<double>::from_csr(MPI_COMM_WORLD, a.rows, b[me], s.rows, s.row_ptr.data(), s.col_idx.data(),
+                                         s.values.data(), memory_space::host, host_options(partitioner::block));
+    ADD_FAILURE() << "a column out of range was accepted";
+  } catch (const bad_input& e) {
+    EXPECT_TRUE(e.collective());
+    EXPECT_NE(std::string(e.what()).find("out of range"), std::string::npos) << e.what();
+  }
+  // Wrong row ranges: every rank claims to start at row 0.
+  if (world_size() > 1) {
+    EXPECT_THROW(distributed_matrix<double>::from_csr(MPI_COMM_WORLD, a.rows, 0, s.rows, s.row_ptr.data(),
+                                                      s.col_idx.data(), s.values.data(), memory_space::host,
+                                                      host_options(partitioner::block)),
+                 bad_input);
+  }
+}
+
+TEST(Distributed, TransportRequestsTheBackendCannotServeAreRefused) {
+  auto o = host_options(partitioner::block);
+  o.transport = transport_kind::nccl;
+  EXPECT_THROW(distributed_matrix<double>::from_source(MPI_COMM_WORLD, "gen:poisson3d:4", o), bad_input);
+  o.transport = transport_kind::mpi_host;
+  auto m = distributed_matrix<double>::from_source(MPI_COMM_WORLD, "gen:poisson3d:4", o);
+  EXPECT_EQ(m.transport(), transport_kind::mpi_host);
+}
+
+}  // namespace
+}  // namespace distspmv
