@@ -17,6 +17,11 @@
 
 namespace distspmv {
 
+/// Tag of the constructors that take a finished message (used to re-raise an error received from
+/// another rank with its type intact).
+struct from_message_t {};
+inline constexpr from_message_t from_message{};
+
 /// Base of every exception thrown by distspmv.
 class error : public std::runtime_error {
  public:
@@ -65,6 +70,7 @@ class cuda_error : public error {
   cuda_error(const std::string& call, const std::string& text, const char* file, int line)
       : error(std::string(file) + ":" + std::to_string(line) + ": " + call + " failed: " + text,
               file, line) {}
+  cuda_error(from_message_t, const std::string& message, const char* file, int line) : error(message, file, line) {}
 };
 
 /// An MPI call failed.
@@ -73,6 +79,7 @@ class mpi_error : public error {
   mpi_error(const std::string& call, const std::string& text, const char* file, int line)
       : error(std::string(file) + ":" + std::to_string(line) + ": " + call + " failed: " + text,
               file, line) {}
+  mpi_error(from_message_t, const std::string& message, const char* file, int line) : error(message, file, line) {}
 };
 
 /// A backend function was called in a build that does not contain that backend.
@@ -82,6 +89,7 @@ class not_compiled : public error {
       : error(function + ": distspmv was built without " + backend +
                   " (reconfigure with DISTSPMV_ENABLE_" + backend + "=ON)",
               file, line) {}
+  not_compiled(from_message_t, const std::string& message, const char* file, int line) : error(message, file, line) {}
 };
 
 }  // namespace distspmv

@@ -39,50 +39,77 @@ int comm_size(MPI_Comm comm) {
   return s;
 }
 
+namespace {
+/// Which class of the error hierarchy a failure had, so that every rank re-raises the same one.
+enum class error_kind : int { generic = 0, bad_input = 1, not_compiled = 2, cuda = 3, mpi = 4 };
+
+template <typename E>
+[[noreturn]] void raise(E e) {
+  e.mark_collective();
+  throw e;
+}
+
+[[noreturn]] void raise_collective(error_kind kind, const std::string& message, const std::string& source,
+                                   const std::string& where, const std::string& problem) {
+  switch (kind) {
+    case error_kind::bad_input: raise(bad_input(source, where, problem, __FILE__, __LINE__));
+    case error_kind::not_compiled: raise(not_compiled(from_message, message, __FILE__, __LINE__));
+    case error_kind::cuda: raise(cuda_error(from_message, message, __FILE__, __LINE__));
+    case error_kind::mpi: raise(mpi_error(from_message, message, __FILE__, __LINE__));
+    case error_kind::generic: break;
+  }
+  raise(error(message, __FILE__, __LINE__));
+}
+}  // namespace
+
 void collective_try(MPI_Comm comm, const std::function<void()>& step) {
-  std::string message;
-  bool is_bad_input = false;
-  std::string source, where, problem;
+  std::string message, source, where, problem;
+  error_kind kind = error_kind::generic;
+  bool failed = false;
   try {
     step();
   } catch (const bad_input& e) {
+    failed = true;
+    kind = error_kind::bad_input;
     message = e.what();
-    is_bad_input = true;
     source = e.source();
     where = e.where();
     problem = e.problem();
-  } catch (const std::exception& e) {
+  } catch (const not_compiled& e) {
+    failed = true;
+    kind = error_kind::not_compiled;
     message = e.what();
-    if (message.empty()) message = "unknown error";
+  } catch (const cuda_error& e) {
+    failed = true;
+    kind = error_kind::cuda;
+    message = e.what();
+  } catch (const mpi_error& e) {
+    failed = true;
+    kind = error_kind::mpi;
+    message = e.what();
+  } catch (const std::exception& e) {
+    failed = true;
+    message = *e.what() ? e.what() : "unknown error";
   }
-  const int me = comm_rank(comm);
-  const int failed_here = message.empty() ? comm_size(comm) : me;
+  const int me = comm_rank(comm), p = comm_size(comm);
+  const int failed_here = failed ? me : p;
   int first_failed = 0;
   DSPMV_MPI_CHECK(MPI_Allreduce(&failed_here, &first_failed, 1, MPI_INT, MPI_MIN, comm));
-  if (first_failed == comm_size(comm)) return;
+  if (first_failed == p) return;
 
-  // Broadcast the lowest failing rank's error: kind, then the strings.
-  int kind = is_bad_input ? 1 : 0;
-  DSPMV_MPI_CHECK(MPI_Bcast(&kind, 1, MPI_INT, first_failed, comm));
+  // Broadcast the lowest failing rank's error: its kind, then its strings.
+  int k = static_cast<int>(kind);
+  DSPMV_MPI_CHECK(MPI_Bcast(&k, 1, MPI_INT, first_failed, comm));
   auto bcast_string = [&](std::string& s) {
     std::int64_t n = static_cast<std::int64_t>(s.size());
     DSPMV_MPI_CHECK(MPI_Bcast(&n, 1, MPI_INT64_T, first_failed, comm));
     s.resize(static_cast<std::size_t>(n));
     if (n > 0) DSPMV_MPI_CHECK(MPI_Bcast(s.data(), static_cast<int>(n), MPI_CHAR, first_failed, comm));
   };
-  if (kind == 1) {
-    bcast_string(source);
-    bcast_string(where);
-    bcast_string(problem);
-    bad_input e(source, where, problem, __FILE__, __LINE__);
-    e.mark_collective();
-    throw e;
-  }
-  bcast_string(message);
-  if (first_failed != me) message = "rank " + std::to_string(first_failed) + ": " + message;
-  error e(message, __FILE__, __LINE__);
-  e.mark_collective();
-  throw e;
+  for (auto* s : {&message, &source, &where, &problem}) bcast_string(*s);
+  if (p > 1 && static_cast<error_kind>(k) != error_kind::bad_input)
+    message = "rank " + std::to_string(first_failed) + ": " + message;
+  raise_collective(static_cast<error_kind>(k), message, source, where, problem);
 }
 
 void set_max_message_elements(std::int64_t n) { g_max_message_elements = std::max<std::int64_t>(1, n); }

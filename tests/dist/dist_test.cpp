@@ -7,10 +7,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <string>
 
 #include "dist/distributed_matrix.hpp"
+#include "dist/diagnostics.hpp"
 #include "dist/setup/mpi_util.hpp"
 #include "distspmv/config.hpp"
 #include "io/matrix_market.hpp"
@@ -87,12 +89,30 @@ std::vector<partitioner> partitioners() {
   return p;
 }
 
+/// The backend and transport under test: the host backend by default (CI); on the GPU machine
+/// DISTSPMV_TEST_BACKEND=cuda and DISTSPMV_TEST_TRANSPORT=nccl|mpi-staged|mpi-cuda run the same
+/// checks through the GPU path (jobs/dist_gpu.sh).
+backend test_backend() {
+  const char* b = std::getenv("DISTSPMV_TEST_BACKEND");
+  return b && std::string(b) == "cuda" ? backend::cuda : backend::host;
+}
+
 matrix_options host_options(partitioner p) {
   matrix_options o;
-  o.where = backend::host;
+  o.where = test_backend();
   o.partition = p;
+  if (const char* t = std::getenv("DISTSPMV_TEST_TRANSPORT")) o.transport = parse_transport(t);
   return o;
 }
+
+/// One GPU per rank when testing the CUDA backend.
+class device_environment : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    if (test_backend() == backend::cuda) dist::select_local_device(MPI_COMM_WORLD);
+  }
+};
+const auto* const device_env = ::testing::AddGlobalTestEnvironment(new device_environment);
 
 constexpr double tolerance = 1e-12;
 
@@ -279,6 +299,7 @@ TEST(Distributed, BadRowsOnOneRankFailOnEveryRank) {
 }
 
 TEST(Distributed, TransportRequestsTheBackendCannotServeAreRefused) {
+  if (test_backend() != backend::host) GTEST_SKIP() << "host backend check";
   auto o = host_options(partitioner::block);
   o.transport = transport_kind::nccl;
   EXPECT_THROW(distributed_matrix<double>::from_source(MPI_COMM_WORLD, "gen:poisson3d:4", o), bad_input);

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Multi-GPU checks and benchmarks of the distributed engine, one call on a GPU machine
+# (DEVICE.md; issues 4-6). Logs and JSON go to $OUT (the device tool's folder).
+#
+#   jobs/dist_gpu.sh build tests bench-weak bench-strong cg       (any subset, in that order)
+#
+# GPUS (default: all visible) caps the sweep; with fewer GPUs than ranks, ranks share GPUs (the
+# -np 8 on 4 GPUs correctness check). Real matrices come from $DISTSPMV_MATRICES
+# (.device-data/matrices carried to the machine). METIS comes from .device-deps (DEVICE.md).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-jobs/results/local}
+LOG="$OUT/logs"       # the device tool returns at most 8 files: logs travel as one archive
+mkdir -p "$LOG"
+export DISTSPMV_MATRICES=${DISTSPMV_MATRICES:-$PWD/.device-data/matrices}
+export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+[ -f .device-data/REVISION ] && export DISTSPMV_GIT_REVISION=$(cat .device-data/REVISION)
+BUILD=${BUILD:-build-gpu}
+GPUS=${GPUS:-$(nvidia-smi -L 2>/dev/null | wc -l)}
+stages=${*:-build tests}
+status=0
+has() { [[ " $stages " == *" $1 "* ]]; }
+bin="$BUILD/apps/distspmv"
+# One rank per GPU, every rank seeing every GPU (the program picks local_rank % GPUs).
+mpi() { local n=$1; shift; mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$n" \
+          -x NCCL_NVLS_ENABLE -x DISTSPMV_MATRICES -x DISTSPMV_TEST_BACKEND -x DISTSPMV_TEST_TRANSPORT "$@"; }
+sweep() { local g=1; while [ "$g" -le "$GPUS" ]; do echo "$g"; g=$((g * 2)); done; }
+
+if has build; then
+  echo "=== build ($(nproc) cores, $GPUS GPUs)"
+  mkdir -p /opt/metis && for f in .device-deps/*.deb; do dpkg -x "$f" /opt/metis; done
+  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDISTSPMV_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+        -DMETIS_ROOT=/opt/metis/usr >"$LOG/configure.log" 2>&1 || { tail -40 "$LOG/configure.log"; exit 1; }
+  grep -E "^--   (CUDA|NCCL|MPI|METIS)" "$LOG/configure.log"
+  cmake --build "$BUILD" -j "$(nproc)" >"$LOG/build.log" 2>&1 || { grep -E "error|FAILED" -A3 "$LOG/build.log" | head -60; exit 1; }
+  nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader
+  nvidia-smi topo -m > "$LOG/topology.txt" 2>&1
+fi
+
+if has tests; then
+  echo "=== distributed tests on the CUDA backend, each transport"
+  export DISTSPMV_TEST_BACKEND=cuda
+  for n in $(sweep); do
+    for t in nccl mpi-staged; do
+      [ "$n" = 1 ] && [ "$t" = nccl ] && continue
+      export DISTSPMV_TEST_TRANSPORT=$t
+      if mpi "$n" "$BUILD/tests/dist/dist_test" >"$LOG/dist_test_np${n}_$t.log" 2>&1; then r=ok; else r=FAILED; status=1; fi
+      echo "dist_test np=$n transport=$t: $r $(grep -E '^\[  PASSED|^\[  FAILED' "$LOG/dist_test_np${n}_$t.log" | tr '\n' ' ')"
+    done
+  done
+  # Two ranks per GPU (the 8-rank job on half the GPUs): auto must avoid NCCL and say so.
+  half=$(( GPUS / 2 > 0 ? GPUS / 2 : 1 )); devs=$(seq -s, 0 $((half - 1)))
+  export DISTSPMV_TEST_TRANSPORT=auto
+  if CUDA_VISIBLE_DEVICES=$devs mpi $((2 * half)) "$BUILD/tests/dist/dist_test" >"$LOG/dist_test_shared.log" 2>&1; then r=ok; else r=FAILED; status=1; fi
+  echo "dist_test np=$((2 * half)) on $half GPUs (shared): $r"
+  CUDA_VISIBLE_DEVICES=$devs mpi $((2 * half)) "$bin" gen:poisson3d:64 --check 2>&1 | grep -E "warning|transport|check" | head -4
+  unset DISTSPMV_TEST_BACKEND DISTSPMV_TEST_TRANSPORT
+  echo "=== solvers on the GPU, and the single-GPU cuda tests"
+  mpi "$(( GPUS < 4 ? GPUS : 4 ))" "$BUILD/tests/dist/solvers_test" >"$LOG/solvers_test.log" 2>&1 || status=1
+  grep -E '^\[  PASSED|^\[  FAILED|SKIPPED' "$LOG/solvers_test.log" | head -5
+  ctest --test-dir "$BUILD" -L cuda --output-on-failure >"$LOG/ctest_cuda.log" 2>&1 || status=1
+  tail -4 "$LOG/ctest_cuda.log"
+fi
+
+run_case() {  # name ranks args...: one JSON per case under $OUT/runs
+  local name=$1 n=$2; shift 2
+  mkdir -p "$OUT/runs"
+  if mpi "$n" "$bin" "$@" --check --json "$OUT/runs/$name.json" >"$OUT/runs/$name.log" 2>&1; then :; else
+    status=1; echo "FAILED: $name"; tail -5 "$OUT/runs/$name.log"; fi
+}
+
+if has bench-weak; then
+  echo "=== weak scaling: gen:poisson3d, about 8 M rows per GPU"
+  declare -A edge=([1]=200 [2]=252 [4]=317 [8]=400)
+  for g in $(sweep); do
+    for t in nccl mpi-staged; do
+      [ "$g" = 1 ] && [ "$t" = mpi-staged ] && continue
+      run_case "weak_poisson_g${g}_block_$t" "$g" "gen:poisson3d:${edge[$g]}" --partition block --transport "$t"
+    done
+  done
+fi
+
+if has bench-strong; then
+  echo "=== strong scaling: gen:stencil27:200 and gen:rmat:${RMAT_SCALE:-24}:16"
+  for g in $(sweep); do
+    for t in nccl mpi-staged; do
+      [ "$g" = 1 ] && [ "$t" = mpi-staged ] && continue
+      run_case "strong_stencil27_g${g}_block_$t" "$g" gen:stencil27:200 --partition block --transport "$t"
+      run_case "strong_rmat_g${g}_block_$t" "$g" "gen:rmat:${RMAT_SCALE:-24}:16" --partition block --transport "$t"
+    done
+    [ "$g" -gt 1 ] && run_case "strong_stencil27_g${g}_metis_nccl" "$g" gen:stencil27:200 --partition metis --transport nccl
+  done
+fi
+
+if has cg; then
+  echo "=== CG on gen:poisson3d, about 8 M rows per GPU"
+  declare -A edge=([1]=200 [2]=252 [4]=317 [8]=400)
+  mkdir -p "$OUT/runs"
+  for g in $(sweep); do
+    mpi "$g" "$bin" solve "gen:poisson3d:${edge[$g]}" --method cg --rtol 1e-8 --partition block \
+      --json "$OUT/runs/cg_poisson_g$g.json" >"$OUT/runs/cg_poisson_g$g.log" 2>&1 || { status=1; tail -5 "$OUT/runs/cg_poisson_g$g.log"; }
+  done
+fi
+
+if ls "$OUT"/runs/*.json >/dev/null 2>&1; then
+  python3 jobs/summarize_scaling.py "$OUT/runs" | tee "$OUT/scaling_summary.txt"
+  tar czf "$OUT/runs.tgz" -C "$OUT" runs && rm -rf "$OUT/runs"
+fi
+tar czf "$OUT/logs.tgz" -C "$OUT" logs && rm -rf "$LOG"
+exit $status
