@@ -24,6 +24,7 @@
 #include "common/errors.hpp"
 #include "common/mpi_check.hpp"
 #include "dist/distributed_matrix.hpp"
+#include "dist/diagnostics.hpp"
 #include "dist/setup/mpi_util.hpp"
 #include "dist/solvers/cg.hpp"
 #include "dist/solvers/gmres.hpp"
@@ -395,6 +396,7 @@ int run_solve(const solve_options& o) {
   check_options(o);
   const MPI_Comm world = MPI_COMM_WORLD;
   const backend where = resolve_backend(o.backend, world);
+  if (where == backend::cuda) dist::select_local_device(world);  // one GPU per rank
   const double t0 = MPI_Wtime();
   auto A = matrix::from_source(world, o.source, matrix_options_of(o, where));
   run_facts facts;

@@ -10,7 +10,7 @@ void stream_deleter::operator()(CUstream_st*) const noexcept {}
 void event_deleter::operator()(CUevent_st*) const noexcept {}
 void device_deleter::operator()(void*) const noexcept {}
 void pinned_deleter::operator()(void*) const noexcept {}
-stream_ptr make_stream() { DSPMV_NOT_COMPILED("CUDA"); }
+stream_ptr make_stream(bool) { DSPMV_NOT_COMPILED("CUDA"); }
 event_ptr make_event(bool) { DSPMV_NOT_COMPILED("CUDA"); }
 float elapsed_ms(event_t, event_t) { DSPMV_NOT_COMPILED("CUDA"); }
 void record(event_t, cuda_stream_t) { DSPMV_NOT_COMPILED("CUDA"); }
@@ -30,16 +30,14 @@ void gather(const V*, const index_type*, offset_type, V*, cuda_stream_t) {
   DSPMV_NOT_COMPILED("CUDA");
 }
 template <typename V>
-void halo_spmv(global_index_type, offset_type, const index_type*, const offset_type*, const index_type*, const V*, V,
-               const V*, V*, cuda_stream_t) {
+void scatter_add(const V*, const index_type*, global_index_type, V*, cuda_stream_t) {
   DSPMV_NOT_COMPILED("CUDA");
 }
 template void gather(const double*, const index_type*, offset_type, double*, cuda_stream_t);
 template void gather(const float*, const index_type*, offset_type, float*, cuda_stream_t);
-template void halo_spmv(global_index_type, offset_type, const index_type*, const offset_type*, const index_type*,
-                        const double*, double, const double*, double*, cuda_stream_t);
-template void halo_spmv(global_index_type, offset_type, const index_type*, const offset_type*, const index_type*,
-                        const float*, float, const float*, float*, cuda_stream_t);
+
+template void scatter_add(const double*, const index_type*, global_index_type, double*, cuda_stream_t);
+template void scatter_add(const float*, const index_type*, global_index_type, float*, cuda_stream_t);
 
 }  // namespace gpu
 

@@ -49,18 +49,19 @@ struct distributed_matrix<V>::impl {
   layout_map map;
   halo_plan plan;
   std::unique_ptr<local_operator<V>> local;
+  /// A_halo: boundary rows x ghost columns, in the registry's adaptive CSR (it splits very long
+  /// rows, which power-law matrices have). Its product lands in halo_t, then y[halo_rows] += halo_t.
+  std::unique_ptr<local_operator<V>> halo;
 
-  // The halo block and the exchange buffers: host vectors or device copies.
-  std::vector<V> halo_values;
-  std::vector<V> host_send, host_ghost;
+  // Index lists and exchange buffers: host vectors or device copies, made once.
+  std::vector<V> host_send, host_ghost, host_t;
   device_storage device;
-  const offset_type* halo_ptr = nullptr;
-  const index_type* halo_cols = nullptr;
+  bool buffers_made = false;
   const index_type* halo_rows = nullptr;
-  const V* halo_vals = nullptr;
   const index_type* send_idx = nullptr;
   V* send_buf = nullptr;
   V* ghost_buf = nullptr;
+  V* halo_t = nullptr;
 
   transport_choice choice;
   std::unique_ptr<halo_transport<V>> transport;
@@ -85,7 +86,8 @@ struct distributed_matrix<V>::impl {
 
   void setup(const caller_slice& slice);
   void build_operators();
-  void upload_halo();
+  void make_buffers();
+  void halo_product(V alpha, V* y, cuda_stream_t stream);
   void choose_and_make_transport();
   void fill_summaries();
 
@@ -147,44 +149,50 @@ void distributed_matrix<V>::impl::build_operators() {
     format = summary.format;  // update_values keeps the format chosen at setup
     reason = summary.format_reason;
   }
-  collective_try(comm, [&] { local = make_operator<V>(format, a_local, options.where); });
+  collective_try(comm, [&] {
+    local = make_operator<V>(format, a_local, options.where);
+    if (plan.a_halo.rows > 0) halo = make_operator<V>("csr", convert_csr<V, index_type>(plan.a_halo), options.where);
+  });
   summary.format = format;
   summary.format_reason = reason;
-  halo_values = convert_values<V>(plan.a_halo.values);
-  upload_halo();
+  make_buffers();
 }
 
 template <typename V>
-void distributed_matrix<V>::impl::upload_halo() {
-  const auto& ah = plan.a_halo;
+void distributed_matrix<V>::impl::make_buffers() {
+  if (buffers_made) return;  // update_values keeps the pattern, hence the buffers
+  buffers_made = true;
+  const auto n_send = static_cast<std::size_t>(plan.pattern.send_total());
+  const auto n_ghost = static_cast<std::size_t>(plan.pattern.recv_total());
   if (!cuda()) {
-    halo_ptr = ah.row_ptr.data();
-    halo_cols = ah.col_idx.data();
     halo_rows = plan.halo_rows.data();
-    halo_vals = halo_values.data();
     send_idx = plan.send_idx.data();
-    host_send.resize(static_cast<std::size_t>(plan.pattern.send_total()));
-    host_ghost.resize(static_cast<std::size_t>(plan.pattern.recv_total()));
+    host_send.resize(n_send);
+    host_ghost.resize(n_ghost);
+    host_t.resize(plan.halo_rows.size());
     send_buf = host_send.data();
     ghost_buf = host_ghost.data();
+    halo_t = host_t.data();
     return;
   }
-  if (halo_vals != nullptr) {  // update_values: same pattern, new values only
-    copy_to_device(const_cast<V*>(halo_vals), halo_values.data(), halo_values.size() * sizeof(V));
-    return;
-  }
-  halo_ptr = device.upload(ah.row_ptr);
-  halo_cols = device.upload(ah.col_idx);
   halo_rows = device.upload(plan.halo_rows);
-  halo_vals = device.upload(halo_values);
   send_idx = device.upload(plan.send_idx);
-  send_buf = static_cast<V*>(device.allocate_bytes(plan.pattern.send_total() * sizeof(V)));
-  ghost_buf = static_cast<V*>(device.allocate_bytes(plan.pattern.recv_total() * sizeof(V)));
-  if (!comm_stream) {
-    comm_stream = gpu::make_stream();
-    start_event = gpu::make_event();
-    halo_event = gpu::make_event();
-  }
+  send_buf = static_cast<V*>(device.allocate_bytes(n_send * sizeof(V)));
+  ghost_buf = static_cast<V*>(device.allocate_bytes(n_ghost * sizeof(V)));
+  halo_t = static_cast<V*>(device.allocate_bytes(plan.halo_rows.size() * sizeof(V)));
+  comm_stream = gpu::make_stream(/*high_priority=*/true);
+  start_event = gpu::make_event();
+  halo_event = gpu::make_event();
+}
+
+template <typename V>
+void distributed_matrix<V>::impl::halo_product(V alpha, V* y, cuda_stream_t stream) {
+  if (!halo) return;
+  halo->apply(alpha, ghost_buf, V(0), halo_t, stream);
+  if (cuda())
+    gpu::scatter_add(halo_t, halo_rows, halo->rows(), y, stream);
+  else
+    host::scatter_add(halo_t, halo_rows, halo->rows(), y);
 }
 
 template <typename V>
@@ -254,19 +262,13 @@ void distributed_matrix<V>::impl::exchange_end(cuda_stream_t stream) {
 template <typename V>
 void distributed_matrix<V>::impl::apply_device(V alpha, const V* x, V beta, V* y, cuda_stream_t stream,
                                                bool exchange) {
+  // The exchange is enqueued first, on a high-priority stream, so that its kernels (packing,
+  // NCCL) are not queued behind the blocks of the local SpMV that it overlaps.
   const bool comm = exchange && exchanges();
-  if (comm) {
-    gpu::record(start_event.get(), stream);
-    gpu::wait(comm_stream.get(), start_event.get());
-    gpu::gather(x, send_idx, plan.pattern.send_total(), send_buf, comm_stream.get());
-  }
-  local->apply(alpha, x, beta, y, stream);  // overlaps the exchange below
-  if (comm) {
-    transport->begin(comm_stream.get());
-    exchange_end(stream);
-  }
-  gpu::halo_spmv(summary.boundary_rows, summary.halo_nnz, halo_rows, halo_ptr, halo_cols, halo_vals, alpha, ghost_buf,
-                 y, stream);
+  if (comm) pack_and_exchange_begin(x, stream);
+  local->apply(alpha, x, beta, y, stream);
+  if (comm) exchange_end(stream);
+  halo_product(alpha, y, stream);
 }
 
 template <typename V>
@@ -275,7 +277,7 @@ void distributed_matrix<V>::impl::apply_host(V alpha, const V* x, V beta, V* y, 
   if (comm) pack_and_exchange_begin(x, nullptr);
   local->apply(alpha, x, beta, y);  // overlaps the messages in flight
   if (comm) exchange_end(nullptr);
-  host::halo_spmv(summary.boundary_rows, halo_rows, halo_ptr, halo_cols, halo_vals, alpha, ghost_buf, y);
+  halo_product(alpha, y, nullptr);
 }
 
 // ---- construction -------------------------------------------------------------------------------
@@ -451,7 +453,7 @@ void distributed_matrix<V>::update_values(const V* values, memory_space space) {
   std::vector<V> owned(static_cast<std::size_t>(m.owned_nnz));
   entries_to_partitioned(m.map, caller.data(), owned.data(), m.comm);
   scatter_values(convert_values<double>(owned), m.plan);
-  m.build_operators();
+  m.build_operators();  // same formats, new values; the buffers stay
 }
 
 // ---- queries ------------------------------------------------------------------------------------------

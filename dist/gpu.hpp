@@ -24,7 +24,9 @@ struct event_deleter {
 };
 using stream_ptr = std::unique_ptr<CUstream_st, stream_deleter>;
 using event_ptr = std::unique_ptr<CUevent_st, event_deleter>;
-stream_ptr make_stream();
+/// A non-blocking stream; `high_priority` puts its blocks ahead of other streams' (the halo
+/// exchange must not queue behind the local SpMV).
+stream_ptr make_stream(bool high_priority = false);
 /// Events for ordering only (timing disabled), or for timing with elapsed_ms.
 event_ptr make_event(bool timing = false);
 float elapsed_ms(event_t start, event_t stop);
@@ -60,10 +62,8 @@ std::string device_description(int device);
 template <typename V>
 void gather(const V* x, const index_type* idx, offset_type n, V* out, cuda_stream_t s);
 
-/// y[rows[i]] += alpha * sum_k values[k] * ghost[cols[k]] over the entries of compressed row i.
-/// `nnz` (entries of all rows) picks the threads per row.
+/// y[rows[i]] += t[i] for i < n (the halo block's compressed rows into y).
 template <typename V>
-void halo_spmv(global_index_type n_rows, offset_type nnz, const index_type* rows, const offset_type* row_ptr,
-               const index_type* cols, const V* values, V alpha, const V* ghost, V* y, cuda_stream_t s);
+void scatter_add(const V* t, const index_type* rows, global_index_type n, V* y, cuda_stream_t s);
 
 }  // namespace distspmv::dist::gpu

@@ -14,9 +14,11 @@ void event_deleter::operator()(CUevent_st* e) const noexcept { DSPMV_CUDA_CHECK_
 void device_deleter::operator()(void* p) const noexcept { DSPMV_CUDA_CHECK_NOTHROW(cudaFree(p)); }
 void pinned_deleter::operator()(void* p) const noexcept { DSPMV_CUDA_CHECK_NOTHROW(cudaFreeHost(p)); }
 
-stream_ptr make_stream() {
+stream_ptr make_stream(bool high_priority) {
+  int least = 0, greatest = 0;
+  DSPMV_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
   cudaStream_t s = nullptr;
-  DSPMV_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  DSPMV_CUDA_CHECK(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, high_priority ? greatest : least));
   return stream_ptr(s);
 }
 
@@ -96,29 +98,11 @@ __global__ void gather_kernel(const V* __restrict__ x, const index_type* __restr
   if (k < n) out[k] = x[idx[k]];
 }
 
-/// T threads per compressed row; the row's partial sums meet by shuffles.
-template <int T, typename V>
-__global__ void halo_kernel(global_index_type n_rows, const index_type* __restrict__ rows,
-                            const offset_type* __restrict__ row_ptr, const index_type* __restrict__ cols,
-                            const V* __restrict__ values, V alpha, const V* __restrict__ ghost, V* __restrict__ y) {
-  const offset_type thread = blockIdx.x * static_cast<offset_type>(blockDim.x) + threadIdx.x;
-  const offset_type row = thread / T;
-  const int lane = threadIdx.x % T;
-  V sum = 0;
-  if (row < n_rows)
-    for (offset_type k = row_ptr[row] + lane; k < row_ptr[row + 1]; k += T) sum += values[k] * ghost[cols[k]];
-  for (int offset = T / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset, T);
-  if (row < n_rows && lane == 0) y[rows[row]] += alpha * sum;
-}
-
-template <int T, typename V>
-void launch_halo(global_index_type n_rows, const index_type* rows, const offset_type* row_ptr, const index_type* cols,
-                 const V* values, V alpha, const V* ghost, V* y, cudaStream_t s) {
-  constexpr int block = 256;
-  const offset_type threads = n_rows * T;
-  const auto grid = static_cast<unsigned>((threads + block - 1) / block);
-  halo_kernel<T><<<grid, block, 0, s>>>(n_rows, rows, row_ptr, cols, values, alpha, ghost, y);
-  DSPMV_CUDA_CHECK_LAUNCH(s);
+template <typename V>
+__global__ void scatter_add_kernel(const V* __restrict__ t, const index_type* __restrict__ rows, global_index_type n,
+                                   V* __restrict__ y) {
+  const offset_type i = blockIdx.x * static_cast<offset_type>(blockDim.x) + threadIdx.x;
+  if (i < n) y[rows[i]] += t[i];
 }
 
 }  // namespace
@@ -132,27 +116,17 @@ void gather(const V* x, const index_type* idx, offset_type n, V* out, cuda_strea
 }
 
 template <typename V>
-void halo_spmv(global_index_type n_rows, offset_type nnz, const index_type* rows, const offset_type* row_ptr,
-               const index_type* cols, const V* values, V alpha, const V* ghost, V* y, cuda_stream_t s) {
-  if (n_rows == 0) return;
-  const double mean = static_cast<double>(nnz) / static_cast<double>(n_rows);
-  if (mean <= 2)
-    launch_halo<2>(n_rows, rows, row_ptr, cols, values, alpha, ghost, y, s);
-  else if (mean <= 4)
-    launch_halo<4>(n_rows, rows, row_ptr, cols, values, alpha, ghost, y, s);
-  else if (mean <= 8)
-    launch_halo<8>(n_rows, rows, row_ptr, cols, values, alpha, ghost, y, s);
-  else if (mean <= 16)
-    launch_halo<16>(n_rows, rows, row_ptr, cols, values, alpha, ghost, y, s);
-  else
-    launch_halo<32>(n_rows, rows, row_ptr, cols, values, alpha, ghost, y, s);
+void scatter_add(const V* t, const index_type* rows, global_index_type n, V* y, cuda_stream_t s) {
+  if (n == 0) return;
+  constexpr int block = 256;
+  scatter_add_kernel<<<static_cast<unsigned>((n + block - 1) / block), block, 0, s>>>(t, rows, n, y);
+  DSPMV_CUDA_CHECK_LAUNCH(s);
 }
 
 template void gather(const double*, const index_type*, offset_type, double*, cuda_stream_t);
 template void gather(const float*, const index_type*, offset_type, float*, cuda_stream_t);
-template void halo_spmv(global_index_type, offset_type, const index_type*, const offset_type*, const index_type*,
-                        const double*, double, const double*, double*, cuda_stream_t);
-template void halo_spmv(global_index_type, offset_type, const index_type*, const offset_type*, const index_type*,
-                        const float*, float, const float*, float*, cuda_stream_t);
+
+template void scatter_add(const double*, const index_type*, global_index_type, double*, cuda_stream_t);
+template void scatter_add(const float*, const index_type*, global_index_type, float*, cuda_stream_t);
 
 }  // namespace distspmv::dist::gpu
