@@ -263,7 +263,9 @@ template <typename V>
 void distributed_matrix<V>::impl::apply_device(V alpha, const V* x, V beta, V* y, cuda_stream_t stream,
                                                bool exchange) {
   // The exchange is enqueued first, on a high-priority stream, so that its kernels (packing,
-  // NCCL) are not queued behind the blocks of the local SpMV that it overlaps.
+  // NCCL) are not queued behind the blocks of the local SpMV that it overlaps. Measured on 8x H200
+  // (jobs/results/2026-11-22_h200x8_dist_run2) this hides little of NCCL's 30-45 us: the host
+  // time of ncclGroupEnd, before the local SpMV is launched, is the suspect (not yet measured).
   const bool comm = exchange && exchanges();
   if (comm) pack_and_exchange_begin(x, stream);
   local->apply(alpha, x, beta, y, stream);
