@@ -87,24 +87,6 @@ spread over_ranks(double mine, MPI_Comm comm) {
   return {*std::min_element(all.begin(), all.end()), median(all), *std::max_element(all.begin(), all.end())};
 }
 
-/// Gathers one string per rank on rank 0.
-std::vector<std::string> gather_strings(const std::string& mine, MPI_Comm comm) {
-  const std::vector<char> chars(mine.begin(), mine.end());
-  std::vector<std::int64_t> lengths(comm_size(comm));
-  const std::int64_t n = static_cast<std::int64_t>(mine.size());
-  DSPMV_MPI_CHECK(MPI_Gather(&n, 1, MPI_INT64_T, lengths.data(), 1, MPI_INT64_T, 0, comm));
-  std::vector<std::uint8_t> bytes(mine.begin(), mine.end());
-  const auto all = dist::gatherv(bytes, 0, comm);
-  std::vector<std::string> out;
-  if (comm_rank(comm) != 0) return out;
-  std::size_t at = 0;
-  for (auto len : lengths) {
-    out.emplace_back(all.begin() + static_cast<std::ptrdiff_t>(at), all.begin() + static_cast<std::ptrdiff_t>(at + len));
-    at += static_cast<std::size_t>(len);
-  }
-  return out;
-}
-
 /// Gathers a fixed-size record of int64 per rank on rank 0.
 std::vector<std::vector<std::int64_t>> gather_records(const std::vector<std::int64_t>& mine, MPI_Comm comm) {
   const auto flat = dist::gatherv(mine, 0, comm);
@@ -175,13 +157,9 @@ int run_typed(const run_options& o) {
     mo.partition = parse_partitioner(o.partition);
     mo.transport = parse_transport(o.transport);
     if (o.format != "auto") find_format(o.format);  // unknown names fail before any work
-    const int gpus = cuda_device_count();
-    mo.where = o.backend == "cuda" || (o.backend == "auto" && gpus > 0) ? backend::cuda : backend::host;
-    if (mo.where == backend::cuda && gpus == 0)
-      DSPMV_BAD_INPUT("--backend", "cuda", "no CUDA device is visible (or distspmv was built without CUDA)");
   });
+  mo.where = dist::select_backend(o.backend, world);
   const bool cuda = mo.where == backend::cuda;
-  if (cuda) dist::select_local_device(world);
   const int iters = o.iters > 0 ? o.iters : (cuda ? 100 : 10);
   const int warmup = o.warmup >= 0 ? o.warmup : (cuda ? 10 : 2);
 
@@ -263,8 +241,8 @@ int run_typed(const run_options& o) {
                                        static_cast<std::int64_t>(1000 * t_comm.my_median_us),
                                        static_cast<std::int64_t>(1000 * t_apply.my_median_us)},
                                       world);
-  const auto formats = gather_strings(s.format, world);
-  const auto reasons = gather_strings(s.format_reason, world);
+  const auto formats = dist::allgather(s.format, world);
+  const auto reasons = dist::allgather(s.format_reason, world);
   if (!root) return check_failed ? 1 : 0;
 
   fmt::print("{:>5} {:>11} {:>12} {:>11} {:>10} {:>9} {:>10} {:>5} {:>10} {:>10} {:>10}  {}\n", "rank", "rows", "nnz",

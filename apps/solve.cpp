@@ -192,16 +192,6 @@ std::vector<double> read_mtx_vector(const std::string& path, global_index_type r
 
 // ---- setup -----------------------------------------------------------------------------------
 
-/// auto: cuda when every rank sees a GPU (all ranks must agree, or setup would hang).
-backend resolve_backend(const std::string& name, MPI_Comm comm) {
-  if (name == "host") return backend::host;
-  if (name == "cuda") return backend::cuda;
-  if (name != "auto") DSPMV_BAD_INPUT("--backend", name, "expected auto, cuda or host");
-  int gpus = cuda_device_count();
-  DSPMV_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &gpus, 1, MPI_INT, MPI_MIN, comm));
-  return gpus > 0 ? backend::cuda : backend::host;
-}
-
 matrix_options matrix_options_of(const solve_options& o, backend where) {
   matrix_options m;
   m.format = o.format;
@@ -395,8 +385,7 @@ CLI::App* add_solve_command(CLI::App& cli, solve_options& o) {
 int run_solve(const solve_options& o) {
   check_options(o);
   const MPI_Comm world = MPI_COMM_WORLD;
-  const backend where = resolve_backend(o.backend, world);
-  if (where == backend::cuda) dist::select_local_device(world);  // one GPU per rank
+  const backend where = dist::select_backend(o.backend, world);  // one GPU per rank on cuda
   const double t0 = MPI_Wtime();
   auto A = matrix::from_source(world, o.source, matrix_options_of(o, where));
   run_facts facts;

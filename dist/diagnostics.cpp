@@ -15,23 +15,6 @@
 #endif
 
 namespace distspmv::dist {
-namespace {
-
-/// Broadcast-free allgather of one string per rank.
-std::vector<std::string> allgather_strings(const std::string& mine, MPI_Comm comm) {
-  const auto lengths = allgather(static_cast<std::int64_t>(mine.size()), comm);
-  std::vector<int> counts(lengths.begin(), lengths.end()), displs(counts.size(), 0);
-  for (std::size_t i = 1; i < counts.size(); ++i) displs[i] = displs[i - 1] + counts[i - 1];
-  std::string all(static_cast<std::size_t>(displs.back() + counts.back()), '\0');
-  DSPMV_MPI_CHECK(MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, all.data(), counts.data(),
-                                 displs.data(), MPI_CHAR, comm));
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < counts.size(); ++i) out.push_back(all.substr(displs[i], counts[i]));
-  return out;
-}
-
-}  // namespace
-
 int local_rank(MPI_Comm comm, int* local_size) {
   MPI_Comm node = MPI_COMM_NULL;
   DSPMV_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
@@ -53,14 +36,29 @@ int select_local_device(MPI_Comm comm) {
   return device;
 }
 
+backend select_backend(const std::string& name, MPI_Comm comm) {
+  int gpus = gpu::device_count();
+  DSPMV_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &gpus, 1, MPI_INT, MPI_MIN, comm));
+  backend where = backend::host;
+  collective_try(comm, [&] {
+    if (name != "auto" && name != "cuda" && name != "host")
+      DSPMV_BAD_INPUT("--backend", name, "expected auto, cuda or host");
+    if (name == "cuda" && gpus == 0)
+      DSPMV_BAD_INPUT("--backend", "cuda", "a rank sees no CUDA device (or distspmv was built without CUDA)");
+    where = name == "cuda" || (name == "auto" && gpus > 0) ? backend::cuda : backend::host;
+  });
+  if (where == backend::cuda) select_local_device(comm);
+  return where;
+}
+
 std::vector<rank_placement> gather_placement(MPI_Comm comm, int device) {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   int local_size = 1;
   const int lr = local_rank(comm, &local_size);
   const std::string gpu_name = device >= 0 ? gpu::device_description(device) : std::string();
-  const auto hosts = allgather_strings(host, comm);
-  const auto gpus = allgather_strings(gpu_name, comm);
+  const auto hosts = allgather(std::string(host), comm);
+  const auto gpus = allgather(gpu_name, comm);
   const auto devices = allgather(device, comm);
   const auto locals = allgather(lr, comm);
   const auto local_sizes = allgather(local_size, comm);

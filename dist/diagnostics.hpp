@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "local_kernels/local_operator.hpp"
+
 namespace distspmv::dist {
 
 struct rank_placement {
@@ -29,6 +31,11 @@ int local_rank(MPI_Comm comm, int* local_size = nullptr);
 /// Makes device local_rank % device_count current (one GPU per rank when there are enough) and
 /// returns it. Collective. Throws on every rank when any rank sees no GPU.
 int select_local_device(MPI_Comm comm);
+
+/// The command line's --backend: auto is cuda when every rank sees a GPU, cuda needs one on every
+/// rank, host is host. With cuda it also makes local_rank % GPUs current (select_local_device).
+/// Collective; a bad request throws the same bad_input on every rank.
+backend select_backend(const std::string& name, MPI_Comm comm);
 
 /// Every rank's placement, on every rank. `device` is this rank's device (-1 for none).
 std::vector<rank_placement> gather_placement(MPI_Comm comm, int device);

@@ -22,8 +22,6 @@ namespace distspmv::io {
 
 namespace {
 
-enum class source_format { generator, matrix_market, hdf5 };
-
 constexpr const char* expected_formats = "expected .mtx, .mtx.gz, .h5 or gen:KIND:ARGS";
 
 std::string lower(std::string s) {
@@ -64,7 +62,28 @@ bool has_matrix_market_banner(const std::string& head) {
   return head.size() >= banner.size() && lower(head.substr(0, banner.size())) == banner;
 }
 
-/// Which reader handles `source`; bad_input for a missing file or an unknown format.
+
+h5_read_options hdf5_options(const source_options& options) {
+  h5_read_options h5;
+  h5.group = options.h5_group;
+  h5.allow_nonfinite = options.allow_nonfinite;
+  return h5;
+}
+
+mm_read_options matrix_market_options(const source_options& options) {
+  mm_read_options mm;
+  mm.allow_nonfinite = options.allow_nonfinite;
+  return mm;
+}
+
+void check_range(const std::string& source, row_range range, global_index_type rows) {
+  if (range.begin < 0 || range.end < range.begin || range.end > rows)
+    DSPMV_BAD_INPUT(source, "row range", "[" + std::to_string(range.begin) + ", " + std::to_string(range.end) +
+                                             ") is not within [0, " + std::to_string(rows) + ")");
+}
+
+}  // namespace
+
 source_format detect_format(const std::string& source) {
   if (is_generator(source)) return source_format::generator;
   namespace fs = std::filesystem;
@@ -89,27 +108,6 @@ source_format detect_format(const std::string& source) {
   if (has_gzip_magic(head) || has_matrix_market_banner(head)) return source_format::matrix_market;
   DSPMV_BAD_INPUT(source, "", std::string("unknown matrix format, ") + expected_formats);
 }
-
-h5_read_options hdf5_options(const source_options& options) {
-  h5_read_options h5;
-  h5.group = options.h5_group;
-  h5.allow_nonfinite = options.allow_nonfinite;
-  return h5;
-}
-
-mm_read_options matrix_market_options(const source_options& options) {
-  mm_read_options mm;
-  mm.allow_nonfinite = options.allow_nonfinite;
-  return mm;
-}
-
-void check_range(const std::string& source, row_range range, global_index_type rows) {
-  if (range.begin < 0 || range.end < range.begin || range.end > rows)
-    DSPMV_BAD_INPUT(source, "row range", "[" + std::to_string(range.begin) + ", " + std::to_string(range.end) +
-                                             ") is not within [0, " + std::to_string(rows) + ")");
-}
-
-}  // namespace
 
 source_info describe_source(const std::string& source, const source_options& options) {
   source_info info;

@@ -21,6 +21,13 @@ struct source_info {
   offset_type nnz = 0;  ///< exact for files and stencils, estimated for random generators
 };
 
+/// Which reader handles a source.
+enum class source_format { generator, matrix_market, hdf5 };
+
+/// Decides from the name and, for files, their first bytes; bad_input for a missing file or an
+/// unknown format.
+source_format detect_format(const std::string& source);
+
 /// Size of the matrix without reading it all (Matrix Market: the header; symmetric nnz estimated
 /// as 2 * entries).
 source_info describe_source(const std::string& source, const source_options& options = {});

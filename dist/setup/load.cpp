@@ -8,13 +8,6 @@
 namespace distspmv::dist {
 namespace {
 
-bool is_hdf5(const std::string& s) {
-  auto ends = [&](const std::string& suffix) {
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  return ends(".h5") || ends(".hdf5") || ends(".mat");
-}
-
 std::vector<global_index_type> boundaries(const std::vector<row_range>& ranges) {
   std::vector<global_index_type> b{0};
   for (const auto& r : ranges) b.push_back(r.end);
@@ -29,14 +22,19 @@ std::vector<global_index_type> source_row_ranges(MPI_Comm comm, const std::strin
   std::vector<global_index_type> b(p + 1, 0);
   collective_try(comm, [&] {
     if (comm_rank(comm) != 0) return;
-    if (io::is_generator(source)) {
-      b = boundaries(io::split_rows_evenly(io::describe_generator(source).rows, p));
-    } else if (is_hdf5(source)) {
-      io::h5_read_options h5;
-      h5.group = options.h5_group;
-      b = boundaries(io::split_rows_by_nnz(io::read_hdf5_row_ptr(source, h5), p));
-    } else {
-      b = boundaries(io::split_rows_evenly(io::describe_source(source, options).rows, p));
+    switch (io::detect_format(source)) {
+      case io::source_format::generator:
+        b = boundaries(io::split_rows_evenly(io::describe_generator(source).rows, p));
+        break;
+      case io::source_format::hdf5: {
+        io::h5_read_options h5;
+        h5.group = options.h5_group;
+        b = boundaries(io::split_rows_by_nnz(io::read_hdf5_row_ptr(source, h5), p));
+        break;
+      }
+      case io::source_format::matrix_market:
+        b = boundaries(io::split_rows_evenly(io::describe_source(source, options).rows, p));
+        break;
     }
   });
   DSPMV_MPI_CHECK(MPI_Bcast(b.data(), p + 1, MPI_INT64_T, 0, comm));
@@ -44,10 +42,11 @@ std::vector<global_index_type> source_row_ranges(MPI_Comm comm, const std::strin
 }
 
 caller_slice load_slice(MPI_Comm comm, const std::string& source, const io::source_options& options) {
-  const bool whole_file = !io::is_generator(source) && !is_hdf5(source);
+  io::source_format format{};
+  collective_try(comm, [&] { format = io::detect_format(source); });
   caller_slice s;
-  if (whole_file) {
-    // Matrix Market: parse once per rank, split by nonzeros, keep this rank's rows.
+  if (format == io::source_format::matrix_market) {
+    // No row index: parse once per rank, split by nonzeros, keep this rank's rows.
     csr_matrix<double> a;
     collective_try(comm, [&] { a = io::read_matrix(source, options); });
     const auto ranges = io::split_rows_by_nnz(a.row_ptr, comm_size(comm));

@@ -187,4 +187,16 @@ std::vector<std::int64_t> allgather(std::int64_t mine, MPI_Comm comm) {
   return all;
 }
 
+std::vector<std::string> allgather(const std::string& mine, MPI_Comm comm) {
+  const auto lengths = allgather(static_cast<std::int64_t>(mine.size()), comm);
+  std::vector<int> counts(lengths.begin(), lengths.end()), displs(counts.size(), 0);
+  for (std::size_t i = 1; i < counts.size(); ++i) displs[i] = displs[i - 1] + counts[i - 1];
+  std::string all(static_cast<std::size_t>(displs.back() + counts.back()), '\0');
+  DSPMV_MPI_CHECK(MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, all.data(), counts.data(),
+                                 displs.data(), MPI_CHAR, comm));
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < counts.size(); ++i) out.push_back(all.substr(displs[i], counts[i]));
+  return out;
+}
+
 }  // namespace distspmv::dist

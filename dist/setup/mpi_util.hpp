@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -95,5 +96,6 @@ double allreduce_max(double v, MPI_Comm comm);
 
 /// Every rank's value, in rank order.
 std::vector<std::int64_t> allgather(std::int64_t mine, MPI_Comm comm);
+std::vector<std::string> allgather(const std::string& mine, MPI_Comm comm);
 
 }  // namespace distspmv::dist
