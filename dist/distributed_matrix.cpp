@@ -91,8 +91,8 @@ struct distributed_matrix<V>::impl {
   void choose_and_make_transport();
   void fill_summaries();
 
-  void pack_and_exchange_begin(const V* x, cuda_stream_t stream);
-  void exchange_end(cuda_stream_t stream);
+  void exchange_device(const V* x, cuda_stream_t stream);
+  void exchange_host_begin(const V* x);
   void apply_device(V alpha, const V* x, V beta, V* y, cuda_stream_t stream, bool exchange);
   void apply_host(V alpha, const V* x, V beta, V* y, bool exchange);
 };
@@ -239,46 +239,46 @@ void distributed_matrix<V>::impl::fill_summaries() {
 }
 
 template <typename V>
-void distributed_matrix<V>::impl::pack_and_exchange_begin(const V* x, cuda_stream_t stream) {
-  if (cuda()) {
-    gpu::record(start_event.get(), stream);  // x is ready once the caller's work is done
-    gpu::wait(comm_stream.get(), start_event.get());
-    gpu::gather(x, send_idx, plan.pattern.send_total(), send_buf, comm_stream.get());
-  } else {
-    host::gather(x, send_idx, plan.pattern.send_total(), send_buf);
-  }
+void distributed_matrix<V>::impl::exchange_device(const V* x, cuda_stream_t stream) {
+  // start_event was recorded on `stream` where x became ready (before the local SpMV): the
+  // exchange waits for that, not for the local SpMV, and `stream` waits for the ghosts.
+  gpu::wait(comm_stream.get(), start_event.get());
+  gpu::gather(x, send_idx, plan.pattern.send_total(), send_buf, comm_stream.get());
   transport->begin(comm_stream.get());
-}
-
-template <typename V>
-void distributed_matrix<V>::impl::exchange_end(cuda_stream_t stream) {
   transport->end(comm_stream.get());
-  if (cuda()) {
-    gpu::record(halo_event.get(), comm_stream.get());
-    gpu::wait(stream, halo_event.get());
-  }
+  gpu::record(halo_event.get(), comm_stream.get());
+  gpu::wait(stream, halo_event.get());
 }
 
 template <typename V>
 void distributed_matrix<V>::impl::apply_device(V alpha, const V* x, V beta, V* y, cuda_stream_t stream,
                                                bool exchange) {
-  // The exchange is enqueued first, on a high-priority stream, so that its kernels (packing,
-  // NCCL) are not queued behind the blocks of the local SpMV that it overlaps. Measured on 8x H200
-  // (jobs/results/2026-11-22_h200x8_dist_run2) this hides little of NCCL's 30-45 us: the host
-  // time of ncclGroupEnd, before the local SpMV is launched, is the suspect (not yet measured).
+  // The local SpMV is launched first, so that the GPU is busy while the host enqueues the
+  // exchange: ncclGroupEnd, or the staged transport's copy, synchronisation and MPI wait, take
+  // tens of microseconds of host time. Enqueued before the local SpMV (revisions up to
+  // cb5b7ba), that host time ran on an idle GPU and showed as an overlap efficiency of 0.2-0.45
+  // with NCCL (jobs/results/2026-11-22_h200x{4,8}_dist_run*). The exchange runs on a
+  // high-priority stream, so its packing and NCCL blocks are scheduled ahead of the local
+  // SpMV's remaining blocks.
   const bool comm = exchange && exchanges();
-  if (comm) pack_and_exchange_begin(x, stream);
+  if (comm) gpu::record(start_event.get(), stream);
   local->apply(alpha, x, beta, y, stream);
-  if (comm) exchange_end(stream);
+  if (comm) exchange_device(x, stream);
   halo_product(alpha, y, stream);
+}
+
+template <typename V>
+void distributed_matrix<V>::impl::exchange_host_begin(const V* x) {
+  host::gather(x, send_idx, plan.pattern.send_total(), send_buf);
+  transport->begin(nullptr);
 }
 
 template <typename V>
 void distributed_matrix<V>::impl::apply_host(V alpha, const V* x, V beta, V* y, bool exchange) {
   const bool comm = exchange && exchanges();
-  if (comm) pack_and_exchange_begin(x, nullptr);
+  if (comm) exchange_host_begin(x);
   local->apply(alpha, x, beta, y);  // overlaps the messages in flight
-  if (comm) exchange_end(nullptr);
+  if (comm) transport->end(nullptr);
   halo_product(alpha, y, nullptr);
 }
 
@@ -424,8 +424,13 @@ template <typename V>
 void distributed_matrix<V>::exchange_only(const V* x, cuda_stream_t stream) {
   auto& m = *impl_;
   if (!m.exchanges()) return;
-  m.pack_and_exchange_begin(x, stream);
-  m.exchange_end(stream);
+  if (m.cuda()) {
+    gpu::record(m.start_event.get(), stream);
+    m.exchange_device(x, stream);
+  } else {
+    m.exchange_host_begin(x);
+    m.transport->end(nullptr);
+  }
 }
 
 // ---- layouts and values ------------------------------------------------------------------------------

@@ -53,6 +53,8 @@ const std::vector<entry>& table() {
                            csr_variant("csr-scalar", csr::kernel::scalar)));
     t.push_back(make_entry({"csr-vector", "csr", true, true, "CSR, sub-warp per row, T from mean row length"},
                            csr_variant("csr-vector", csr::kernel::vector)));
+    t.push_back(make_entry({"csr-merge", "csr", true, true, "CSR, merge path: rows + nnz split evenly over threads"},
+                           csr_variant("csr-merge", csr::kernel::merge)));
     // ---- ELLR-T / PELLR (seeds 001, 000) ----
     auto ellr_variant = [](const char* name, int threads_per_row) {
       return [name, threads_per_row](const auto& a, backend b) {

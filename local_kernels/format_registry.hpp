@@ -1,8 +1,8 @@
 // The only place that maps a format name and a backend to code (STYLE.md §3).
 //
 // Names are those of the command line (DESIGN.md §8) plus concrete variants:
-//   csr (adaptive), csr-scalar, csr-vector, ellr (T picked), ellr-t1/t2/t4/t8, pellr, hll, ell-g,
-//   hdia, ipcsr, sell, cusparse (CSR default), cusparse-alg1, cusparse-alg2, cusparse-sell
+//   csr (adaptive), csr-scalar, csr-vector, csr-merge, ellr (T picked), ellr-t1/t2/t4/t8, pellr,
+//   hll, ell-g, hdia, ipcsr, sell, cusparse (CSR default), cusparse-alg1, cusparse-alg2, cusparse-sell
 // "auto" asks the selector (format_selector.hpp); "all" is what format_names() lists.
 #pragma once
 

@@ -1,9 +1,18 @@
 // NCCL grouped send/recv on device buffers, on the exchange stream (DESIGN.md §5). The
-// communicator is bootstrapped from MPI: rank 0's unique id is broadcast.
+// communicator is bootstrapped from MPI (rank 0's unique id is broadcast) and shared by every
+// matrix on the same ranks and GPU: creating one takes a good part of a second, and a solver or a
+// test suite creates many matrices.
+#include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "common/cuda_check.hpp"
 #include "common/errors.hpp"
 #include "dist/setup/mpi_util.hpp"
 #include "dist/transport/transport.hpp"
@@ -23,21 +32,48 @@ constexpr ncclDataType_t nccl_type() {
   return sizeof(V) == 8 ? ncclDouble : ncclFloat;
 }
 
+using shared_comm = std::shared_ptr<ncclComm>;
+
+/// The NCCL communicator over `comm`'s processes on this process's current GPU: reused while a
+/// matrix still holds one for the same world ranks and GPU, created otherwise. Collective: the
+/// ranks agree (one Allreduce) whether every one of them can reuse its cached communicator, so a
+/// rank whose matrices are all gone makes the others create a fresh one too.
+shared_comm nccl_comm_for(MPI_Comm comm) {
+  static std::mutex mutex;
+  static std::map<std::pair<std::vector<int>, int>, std::weak_ptr<ncclComm>> cache;
+  MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
+  DSPMV_MPI_CHECK(MPI_Comm_group(comm, &group));
+  DSPMV_MPI_CHECK(MPI_Comm_group(MPI_COMM_WORLD, &world));
+  const int size = comm_size(comm);
+  std::vector<int> ranks(size), world_ranks(size);
+  for (int r = 0; r < size; ++r) ranks[r] = r;
+  DSPMV_MPI_CHECK(MPI_Group_translate_ranks(group, size, ranks.data(), world, world_ranks.data()));
+  MPI_Group_free(&group);
+  MPI_Group_free(&world);
+  int device = 0;
+  DSPMV_CUDA_CHECK(cudaGetDevice(&device));
+  const auto key = std::make_pair(std::move(world_ranks), device);
+
+  std::lock_guard<std::mutex> lock(mutex);
+  shared_comm found = cache[key].lock();
+  int everyone_has = found ? 1 : 0;
+  DSPMV_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &everyone_has, 1, MPI_INT, MPI_MIN, comm));
+  if (everyone_has) return found;
+  ncclUniqueId id{};
+  if (comm_rank(comm) == 0) DSPMV_NCCL_CHECK(ncclGetUniqueId(&id));
+  DSPMV_MPI_CHECK(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, comm));
+  ncclComm_t raw = nullptr;
+  DSPMV_NCCL_CHECK(ncclCommInitRank(&raw, size, id, comm_rank(comm)));
+  shared_comm made(raw, [](ncclComm_t c) { ncclCommDestroy(c); });
+  cache[key] = made;
+  return made;
+}
+
 template <typename V>
 class nccl_transport final : public halo_transport<V> {
  public:
   nccl_transport(MPI_Comm comm, const halo_pattern& pattern, const V* send, V* recv)
-      : pattern_(pattern), send_(send), recv_(recv) {
-    ncclUniqueId id{};
-    if (comm_rank(comm) == 0) DSPMV_NCCL_CHECK(ncclGetUniqueId(&id));
-    DSPMV_MPI_CHECK(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, comm));
-    DSPMV_NCCL_CHECK(ncclCommInitRank(&comm_, comm_size(comm), id, comm_rank(comm)));
-  }
-  nccl_transport(const nccl_transport&) = delete;
-  nccl_transport& operator=(const nccl_transport&) = delete;
-  ~nccl_transport() override {
-    if (comm_) ncclCommDestroy(comm_);
-  }
+      : pattern_(pattern), send_(send), recv_(recv), owner_(nccl_comm_for(comm)), comm_(owner_.get()) {}
 
   transport_kind kind() const override { return transport_kind::nccl; }
 
@@ -58,7 +94,8 @@ class nccl_transport final : public halo_transport<V> {
   halo_pattern pattern_;
   const V* send_;
   V* recv_;
-  ncclComm_t comm_ = nullptr;
+  shared_comm owner_;
+  ncclComm_t comm_;
 };
 
 }  // namespace

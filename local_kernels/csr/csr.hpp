@@ -4,13 +4,19 @@
 //   col_idx  [nnz]       int32 local columns  sorted within a row
 //   values   [nnz]
 //
-// Three CUDA kernels share these arrays (seeds 000, 001, 004 discuss them):
+// Four CUDA kernels share these arrays (seeds 000, 001, 004 discuss the first three):
 //   scalar    one thread per row; good only for very short, even rows
 //   vector    a sub-warp of T = 2..32 threads per row, T from the mean row length
 //   adaptive  rows grouped into blocks of about equal nnz (CSR-Adaptive): blocks of many short
 //             rows are staged through shared memory, a block holding one long row gets a whole
 //             thread block; handles irregular rows (power-law graphs) without padding.
-// The adaptive kernel's row blocks are computed on the host at build time (row_blocks).
+//   merge     merge-path CSR (Merrill & Garland, SC16): the rows + nnz items (row ends and
+//             nonzeros) are split evenly over thread blocks and threads along the merge path of
+//             row_ptr[1..rows] and 0..nnz-1 (merge_path.hpp), so neither long nor empty rows
+//             unbalance it. A row split between blocks is finished by a second, small kernel
+//             that adds the blocks' carry-outs in block order (deterministic, no atomics).
+// The adaptive kernel's row blocks and the merge kernel's block start coordinates are computed on
+// the host at build time (row_blocks; merge_rows and merge_nnz).
 #pragma once
 
 #include <vector>
@@ -20,7 +26,16 @@
 
 namespace distspmv::csr {
 
-enum class kernel { scalar, vector, adaptive };
+enum class kernel { scalar, vector, adaptive, merge };
+
+/// merge kernel: threads per block and merge items (row ends + nonzeros) per thread; the host
+/// partition (csr_build.cpp) and the kernel (csr_cuda.cu) both use these. Not yet measured.
+constexpr int merge_block_threads = 128;
+template <typename ValueType>
+constexpr int merge_items_per_thread = sizeof(ValueType) > 4 ? 7 : 9;
+/// Merge items of one thread block.
+template <typename ValueType>
+constexpr offset_type merge_items_per_block = offset_type{merge_block_threads} * merge_items_per_thread<ValueType>;
 
 struct csr_params {
   kernel algorithm = kernel::adaptive;
@@ -39,6 +54,13 @@ struct csr_format_matrix {
   std::vector<ValueType> values;
   /// adaptive: first row of each row block, plus rows at the end (empty for other kernels)
   std::vector<index_type> row_blocks;
+  /// merge: merge-path coordinates (rows consumed, nonzeros consumed) where each thread block
+  /// starts, plus the end (rows, nnz); empty for other kernels (partition_merge_path)
+  std::vector<index_type> merge_rows;
+  std::vector<offset_type> merge_nnz;
+  /// merge: one carry-out per thread block, written by the kernel and read by its fix-up on the
+  /// same stream (zeros here; the view's copy is the scratch)
+  std::vector<ValueType> merge_carry;
   csr_params params;
   format_stats stats;
 };
@@ -53,6 +75,10 @@ struct csr_view {
   const ValueType* values = nullptr;
   const index_type* row_blocks = nullptr;
   global_index_type n_row_blocks = 0;
+  const index_type* merge_rows = nullptr;
+  const offset_type* merge_nnz = nullptr;
+  ValueType* merge_carry = nullptr;  ///< the one array a kernel writes (see traits::view_of)
+  global_index_type n_merge_blocks = 0;
   kernel algorithm = kernel::adaptive;
   int threads_per_row = 1;
 };
@@ -79,6 +105,15 @@ template <typename ValueType>
 void spmv_cuda(const csr_view<ValueType>& a, ValueType alpha, const ValueType* x, ValueType beta, ValueType* y,
                cuda_stream_t stream);
 
+/// Merge-path partition: the coordinates (rows consumed, nonzeros consumed) at the diagonals 0,
+/// items_per_block, 2 * items_per_block, ... and the end (rows, nnz); thread block b owns the
+/// items between coordinates b and b + 1. Empty matrices give just the end, (0, 0).
+struct merge_partition {
+  std::vector<index_type> rows;
+  std::vector<offset_type> nnz;
+};
+merge_partition partition_merge_path(const std::vector<offset_type>& row_ptr, offset_type items_per_block);
+
 /// Threads per row for the vector kernel from the mean row length (2, 4, ..., 32).
 int vector_threads_per_row(double mean_row_length);
 
@@ -99,6 +134,13 @@ struct traits {
     v.values = map(m.values);
     v.row_blocks = map(m.row_blocks);
     v.n_row_blocks = m.row_blocks.empty() ? 0 : static_cast<global_index_type>(m.row_blocks.size()) - 1;
+    v.merge_rows = map(m.merge_rows);
+    v.merge_nnz = map(m.merge_nnz);
+    // map hands out const pointers (data() of the operator's own vector, or its device copy: neither
+    // is a const object). The merge kernel's carry-outs are scratch that apply() writes, so one
+    // operator must not be applied on two streams at once (dist/ applies each on one stream).
+    v.merge_carry = const_cast<V*>(map(m.merge_carry));
+    v.n_merge_blocks = m.merge_rows.empty() ? 0 : static_cast<global_index_type>(m.merge_rows.size()) - 1;
     v.algorithm = m.params.algorithm;
     v.threads_per_row = m.params.threads_per_row;
     return v;

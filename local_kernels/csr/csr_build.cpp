@@ -1,9 +1,13 @@
-// Builds the CSR kernels' data: the vector kernel's threads per row and the adaptive kernel's
-// row blocks (rows grouped so that each block's nonzeros fit the shared-memory stage).
+// Builds the CSR kernels' data: the vector kernel's threads per row, the adaptive kernel's
+// row blocks (rows grouped so that each block's nonzeros fit the shared-memory stage) and the
+// merge kernel's partition of the merge path into thread blocks.
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <utility>
 
 #include "local_kernels/csr/csr.hpp"
+#include "local_kernels/csr/merge_path.hpp"
 
 namespace distspmv::csr {
 
@@ -17,6 +21,24 @@ int vector_threads_per_row(double mean_row_length) {
   int t = 2;
   while (t < 32 && t < mean_row_length) t *= 2;
   return t;
+}
+
+merge_partition partition_merge_path(const std::vector<offset_type>& row_ptr, offset_type items_per_block) {
+  const offset_type rows = static_cast<offset_type>(row_ptr.size()) - 1;
+  const offset_type nnz = row_ptr.back();
+  const offset_type total = rows + nnz;
+  const offset_type blocks = (total + items_per_block - 1) / items_per_block;
+  merge_partition p;
+  p.rows.reserve(static_cast<std::size_t>(blocks + 1));
+  p.nnz.reserve(static_cast<std::size_t>(blocks + 1));
+  // Block b starts at diagonal b * items_per_block; the last entry is the end, (rows, nnz).
+  for (offset_type b = 0; b <= blocks; ++b) {
+    const offset_type d = std::min(b * items_per_block, total);
+    const offset_type i = merge_path_rows(d, rows, nnz, [&](offset_type r) { return row_ptr[r + 1]; });
+    p.rows.push_back(static_cast<index_type>(i));
+    p.nnz.push_back(d - i);
+  }
+  return p;
 }
 
 template <typename V>
@@ -54,9 +76,17 @@ csr_format_matrix<V> build(const csr_matrix<V, index_type>& a, const csr_params&
     }
     if (m.row_blocks.back() != a.rows) m.row_blocks.push_back(static_cast<index_type>(a.rows));
   }
+  if (params.algorithm == kernel::merge) {
+    auto p = partition_merge_path(a.row_ptr, merge_items_per_block<V>);
+    m.merge_rows = std::move(p.rows);
+    m.merge_nnz = std::move(p.nnz);
+    m.merge_carry.assign(m.merge_rows.size() - 1, V(0));
+  }
 
   m.stats.stored_bytes = m.row_ptr.size() * sizeof(offset_type) + m.col_idx.size() * sizeof(index_type) +
-                         m.values.size() * sizeof(V) + m.row_blocks.size() * sizeof(index_type);
+                         m.values.size() * sizeof(V) + m.row_blocks.size() * sizeof(index_type) +
+                         m.merge_rows.size() * sizeof(index_type) + m.merge_nnz.size() * sizeof(offset_type) +
+                         m.merge_carry.size() * sizeof(V);
   m.stats.padding_ratio = 1.0;
   // N_iter: warp-synchronous iterations if one thread handled each row (eq. 1 of seed 000).
   for (global_index_type w = 0; w < a.rows; w += 32) {
@@ -66,9 +96,13 @@ csr_format_matrix<V> build(const csr_matrix<V, index_type>& a, const csr_params&
     m.stats.n_iter += longest;
   }
   m.stats.n_p = m.stats.n_iter * 32 - m.nnz;
-  const char* names[] = {"scalar", "vector", "adaptive"};
+  const char* names[] = {"scalar", "vector", "adaptive", "merge"};
   m.stats.params = std::string("kernel=") + names[static_cast<int>(params.algorithm)] +
-                   (params.algorithm == kernel::vector ? " T=" + std::to_string(m.params.threads_per_row) : "");
+                   (params.algorithm == kernel::vector ? " T=" + std::to_string(m.params.threads_per_row) : "") +
+                   (params.algorithm == kernel::merge
+                        ? " items/thread=" + std::to_string(merge_items_per_thread<V>) + " blocks=" +
+                              std::to_string(m.merge_carry.size())
+                        : "");
   return m;
 }
 

@@ -1,10 +1,12 @@
-// CUDA CSR kernels: scalar, vector (sub-warp per row) and adaptive (CSR-Adaptive style).
+// CUDA CSR kernels: scalar, vector (sub-warp per row), adaptive (CSR-Adaptive style) and merge
+// (merge-path, Merrill & Garland SC16).
 //
 // Tuning constants (H100, double): see local_kernels/README.md for the measurements.
 #include <cuda_runtime.h>
 
 #include "common/cuda_check.hpp"
 #include "local_kernels/csr/csr.hpp"
+#include "local_kernels/csr/merge_path.hpp"
 
 namespace distspmv::csr {
 namespace {
@@ -146,6 +148,143 @@ __global__ void __launch_bounds__(block_threads) adaptive_kernel(csr_view<V> a, 
   }
 }
 
+// Merge-path SpMV (Merrill & Garland, SC16): thread block b owns the merge items (row ends and
+// nonzeros) between the host-computed coordinates b and b + 1 (csr_build.cpp), at most
+// merge_items_per_block<V>, and each thread merge_items_per_thread<V> of them.
+//  1. stage:   the block's products a_k * x[col_k] and its row ends (relative to the block's first
+//              nonzero) go to shared memory; every load of a thread is issued before any is used;
+//  2. search:  each thread finds its start on the block's part of the path (merge_path.hpp);
+//  3. consume: each thread walks its items, storing the partial sum of every row that ends in its
+//              range in that row's shared slot, and keeps the partial of the row still open;
+//  4. carries: a segmented scan over the threads (segment = a thread that completed a row) gives
+//              each thread what the threads before it left of its first completed row;
+//  5. write:   y of every row that ends in this block, coalesced, with beta applied here and only
+//              here. The open row's partial is the block's carry-out, added by merge_fixup_kernel.
+// The summation order depends only on the matrix, so results are deterministic.
+template <typename V>
+__global__ void __launch_bounds__(merge_block_threads) merge_kernel(csr_view<V> a, V alpha, const V* __restrict__ x,
+                                                                    V beta, V* __restrict__ y) {
+  constexpr int items = merge_items_per_thread<V>;
+  constexpr int tile = static_cast<int>(merge_items_per_block<V>);
+  constexpr int warps = merge_block_threads / 32;
+  // A row's slot holds its end until the one thread that completes the row overwrites it with the
+  // row's sum: each thread reads and writes only the slots of the rows in its range, after the
+  // barrier that ends the searches (which read any slot).
+  union slot_type {
+    int end;
+    V sum;
+  };
+  __shared__ slot_type slot[tile];
+  __shared__ V product[tile];
+  __shared__ int start_row[merge_block_threads + 1];
+  __shared__ V warp_carry[warps];
+  __shared__ int warp_completed[warps];
+
+  const global_index_type first_row = a.merge_rows[blockIdx.x];
+  const offset_type first_nz = a.merge_nnz[blockIdx.x];
+  const int n_rows = static_cast<int>(a.merge_rows[blockIdx.x + 1] - first_row);  // rows that end here
+  const int n_nz = static_cast<int>(a.merge_nnz[blockIdx.x + 1] - first_nz);
+  const int t = threadIdx.x;
+
+  // 1. Stage, coalesced; x through the read-only path. Every row ending here ends within
+  //    [first_nz, first_nz + n_nz], so its relative end fits an int.
+  {
+    index_type col[items];
+    V val[items];
+    offset_type end[items];
+#pragma unroll
+    for (int q = 0; q < items; ++q) {
+      const int i = t + q * merge_block_threads;
+      col[q] = i < n_nz ? a.col_idx[first_nz + i] : 0;
+      val[q] = i < n_nz ? a.values[first_nz + i] : V(0);
+      end[q] = i < n_rows ? a.row_ptr[first_row + i + 1] : 0;
+    }
+#pragma unroll
+    for (int q = 0; q < items; ++q) {
+      const int i = t + q * merge_block_threads;
+      if (i < n_nz) product[i] = val[q] * __ldg(x + col[q]);
+      if (i < n_rows) slot[i].end = static_cast<int>(end[q] - first_nz);
+    }
+  }
+  __syncthreads();
+
+  // 2. This thread's start; the next thread's start is its end.
+  const int diagonal = min(t * items, n_rows + n_nz);
+  const slot_type* slots = slot;
+  const int row0 = merge_path_rows(diagonal, n_rows, n_nz, [slots](int r) { return slots[r].end; });
+  start_row[t] = row0;
+  if (t == merge_block_threads - 1) start_row[merge_block_threads] = n_rows;
+  __syncthreads();
+  const int row_end = start_row[t + 1];
+  const int nz_end = min((t + 1) * items, n_rows + n_nz) - row_end;
+
+  // 3. Consume at most `items` items: a row whose end <= the next nonzero is complete.
+  int r = row0, k = diagonal - row0;
+  V sum = 0;
+#pragma unroll
+  for (int q = 0; q < items; ++q) {
+    if (r < row_end && slot[r].end <= k) {
+      slot[r].sum = sum;
+      sum = V(0);
+      ++r;
+    } else if (k < nz_end) {
+      sum += product[k];
+      ++k;
+    }
+  }
+
+  // 4. Inclusive segmented scan of (completed a row, open partial) over the threads in order:
+  //    combine(earlier, later) = later completed ? later : earlier + later. Within a warp by
+  //    shuffles, then across the warps' totals in warp order.
+  const int lane = t % 32, warp = t / 32;
+  int completed = row_end > row0;
+  V carry = sum;
+#pragma unroll
+  for (int off = 1; off < 32; off *= 2) {
+    const V up = __shfl_up_sync(0xffffffffu, carry, off);
+    const int up_completed = __shfl_up_sync(0xffffffffu, completed, off);
+    if (lane >= off) {
+      if (!completed) carry = up + carry;
+      completed |= up_completed;
+    }
+  }
+  if (lane == 31) {
+    warp_carry[warp] = carry;
+    warp_completed[warp] = completed;
+  }
+  __syncthreads();
+  V before = 0;  // inclusive scan of the warps before this one
+  for (int w = 0; w < warp; ++w) before = warp_completed[w] ? warp_carry[w] : before + warp_carry[w];
+  if (!completed) carry = before + carry;
+  // What the threads before this one leave open: the previous thread's inclusive value.
+  V carry_in = __shfl_up_sync(0xffffffffu, carry, 1);
+  if (lane == 0) carry_in = before;
+  if (row_end > row0) slot[row0].sum += carry_in;  // this thread's first completed row
+  if (t == merge_block_threads - 1) a.merge_carry[blockIdx.x] = carry;
+  __syncthreads();
+
+  // 5. y of the rows that end in this block.
+  for (int i = t; i < n_rows; i += merge_block_threads)
+    y[first_row + i] = finish(alpha, slot[i].sum, beta, y, first_row + i);
+}
+
+// Adds the carry-outs of merge_kernel's blocks to the rows left open at their ends, after the block
+// that completes the row has written its y (so beta was applied once). Consecutive blocks that end
+// in the same row (a row spanning several blocks) form a run; the run's first block sums the run's
+// carries in block order and updates y once: deterministic, no atomics.
+template <typename V>
+__global__ void __launch_bounds__(block_threads) merge_fixup_kernel(csr_view<V> a, V alpha, V* __restrict__ y) {
+  const global_index_type b = blockIdx.x * static_cast<global_index_type>(blockDim.x) + threadIdx.x;
+  if (b >= a.n_merge_blocks) return;
+  const index_type row = a.merge_rows[b + 1];  // the row open at block b's end
+  if (row >= a.rows || (b > 0 && a.merge_rows[b] == row)) return;  // no open row, or not the run's first
+  V carry = 0;
+  global_index_type e = b;
+  for (; e < a.n_merge_blocks && a.merge_rows[e + 1] == row; ++e) carry += a.merge_carry[e];
+  // Skip a run that ended before the row's first nonzero (it carries nothing, not even an Inf * 0).
+  if (a.merge_nnz[e] > a.row_ptr[row]) y[row] += alpha * carry;
+}
+
 unsigned grid_for(global_index_type threads) {
   return static_cast<unsigned>((threads + block_threads - 1) / block_threads);
 }
@@ -172,6 +311,12 @@ void spmv_cuda(const csr_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_str
     }
     case kernel::adaptive:
       adaptive_kernel<<<static_cast<unsigned>(a.n_row_blocks), block_threads, 0, stream>>>(a, alpha, x, beta, y);
+      break;
+    case kernel::merge:
+      merge_kernel<<<static_cast<unsigned>(a.n_merge_blocks), merge_block_threads, 0, stream>>>(a, alpha, x, beta, y);
+      DSPMV_CUDA_CHECK_LAUNCH(stream);
+      // Rows split between blocks; with one block nothing is carried.
+      if (a.n_merge_blocks > 1) merge_fixup_kernel<<<grid_for(a.n_merge_blocks), block_threads, 0, stream>>>(a, alpha, y);
       break;
   }
   DSPMV_CUDA_CHECK_LAUNCH(stream);
