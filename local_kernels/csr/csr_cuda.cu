@@ -281,7 +281,7 @@ __global__ void __launch_bounds__(block_threads) merge_fixup_kernel(csr_view<V> 
   V carry = 0;
   global_index_type e = b;
   for (; e < a.n_merge_blocks && a.merge_rows[e + 1] == row; ++e) carry += a.merge_carry[e];
-  // Skip a run that ended before the row's first nonzero (it carries nothing, not even an Inf * 0).
+  // A run that ended before the row's first nonzero (empty rows before it) carries nothing.
   if (a.merge_nnz[e] > a.row_ptr[row]) y[row] += alpha * carry;
 }
 
