@@ -66,7 +66,7 @@ struct distributed_matrix<V>::impl {
   transport_choice choice;
   std::unique_ptr<halo_transport<V>> transport;
   gpu::stream_ptr comm_stream;
-  gpu::event_ptr start_event, halo_event;
+  gpu::event_ptr start_event, halo_event, done_event;
   gpu::device_ptr stage_x, stage_y;  // for host vectors on the CUDA backend, made on first use
 
   rank_summary summary;
@@ -87,11 +87,13 @@ struct distributed_matrix<V>::impl {
   void setup(const caller_slice& slice);
   void build_operators();
   void make_buffers();
-  void halo_product(V alpha, V* y, cuda_stream_t stream);
+  void halo_multiply(V alpha, cuda_stream_t stream);
+  void halo_scatter(V* y, cuda_stream_t stream);
   void choose_and_make_transport();
   void fill_summaries();
 
-  void exchange_device(const V* x, cuda_stream_t stream);
+  void exchange_device_enqueue(const V* x);
+  void join_exchange(cuda_stream_t stream);
   void exchange_host_begin(const V* x);
   void apply_device(V alpha, const V* x, V beta, V* y, cuda_stream_t stream, bool exchange);
   void apply_host(V alpha, const V* x, V beta, V* y, bool exchange);
@@ -183,12 +185,19 @@ void distributed_matrix<V>::impl::make_buffers() {
   comm_stream = gpu::make_stream(/*high_priority=*/true);
   start_event = gpu::make_event();
   halo_event = gpu::make_event();
+  done_event = gpu::make_event();
 }
 
+/// halo_t = alpha * A_halo * ghosts (boundary rows only).
 template <typename V>
-void distributed_matrix<V>::impl::halo_product(V alpha, V* y, cuda_stream_t stream) {
+void distributed_matrix<V>::impl::halo_multiply(V alpha, cuda_stream_t stream) {
+  if (halo) halo->apply(alpha, ghost_buf, V(0), halo_t, stream);
+}
+
+/// y[boundary rows] += halo_t.
+template <typename V>
+void distributed_matrix<V>::impl::halo_scatter(V* y, cuda_stream_t stream) {
   if (!halo) return;
-  halo->apply(alpha, ghost_buf, V(0), halo_t, stream);
   if (cuda())
     gpu::scatter_add(halo_t, halo_rows, halo->rows(), y, stream);
   else
@@ -238,14 +247,21 @@ void distributed_matrix<V>::impl::fill_summaries() {
   quality.nnz_imbalance = mean > 0 ? static_cast<double>(max_nnz) / mean : 1.0;
 }
 
+/// Enqueues packing and exchange on the comm stream, after start_event (recorded on the
+/// caller's stream where x is ready) and after the previous apply's use of the buffers, which
+/// may have been on another stream of the caller's.
 template <typename V>
-void distributed_matrix<V>::impl::exchange_device(const V* x, cuda_stream_t stream) {
-  // start_event was recorded on `stream` where x became ready (before the local SpMV): the
-  // exchange waits for that, not for the local SpMV, and `stream` waits for the ghosts.
+void distributed_matrix<V>::impl::exchange_device_enqueue(const V* x) {
   gpu::wait(comm_stream.get(), start_event.get());
+  gpu::wait(comm_stream.get(), done_event.get());
   gpu::gather(x, send_idx, plan.pattern.send_total(), send_buf, comm_stream.get());
   transport->begin(comm_stream.get());
   transport->end(comm_stream.get());
+}
+
+/// `stream` waits for what is enqueued on the comm stream.
+template <typename V>
+void distributed_matrix<V>::impl::join_exchange(cuda_stream_t stream) {
   gpu::record(halo_event.get(), comm_stream.get());
   gpu::wait(stream, halo_event.get());
 }
@@ -254,17 +270,26 @@ template <typename V>
 void distributed_matrix<V>::impl::apply_device(V alpha, const V* x, V beta, V* y, cuda_stream_t stream,
                                                bool exchange) {
   // The local SpMV is launched first, so that the GPU is busy while the host enqueues the
-  // exchange: ncclGroupEnd, or the staged transport's copy, synchronisation and MPI wait, take
-  // tens of microseconds of host time. Enqueued before the local SpMV (revisions up to
-  // cb5b7ba), that host time ran on an idle GPU and showed as an overlap efficiency of 0.2-0.45
-  // with NCCL (jobs/results/2026-11-22_h200x{4,8}_dist_run*). The exchange runs on a
-  // high-priority stream, so its packing and NCCL blocks are scheduled ahead of the local
-  // SpMV's remaining blocks.
+  // exchange (ncclGroupEnd; the staged transport's copy, synchronisation and MPI wait). Enqueued
+  // before the local SpMV (revisions up to cb5b7ba), that host time ran on an idle GPU and
+  // showed as an overlap efficiency of 0.2-0.45 with NCCL (jobs/results/2026-11-22_h200x*).
+  // The comm stream has high priority, so packing, NCCL and the halo block's product are
+  // scheduled ahead of the local SpMV's remaining blocks; after the local SpMV only the scatter
+  // of the boundary rows into y is left.
   const bool comm = exchange && exchanges();
-  if (comm) gpu::record(start_event.get(), stream);
+  if (!comm) {
+    local->apply(alpha, x, beta, y, stream);
+    halo_multiply(alpha, stream);
+    halo_scatter(y, stream);
+    return;
+  }
+  gpu::record(start_event.get(), stream);
   local->apply(alpha, x, beta, y, stream);
-  if (comm) exchange_device(x, stream);
-  halo_product(alpha, y, stream);
+  exchange_device_enqueue(x);
+  halo_multiply(alpha, comm_stream.get());
+  join_exchange(stream);
+  halo_scatter(y, stream);
+  gpu::record(done_event.get(), stream);
 }
 
 template <typename V>
@@ -279,7 +304,8 @@ void distributed_matrix<V>::impl::apply_host(V alpha, const V* x, V beta, V* y, 
   if (comm) exchange_host_begin(x);
   local->apply(alpha, x, beta, y);  // overlaps the messages in flight
   if (comm) transport->end(nullptr);
-  halo_product(alpha, y, nullptr);
+  halo_multiply(alpha, nullptr);
+  halo_scatter(y, nullptr);
 }
 
 // ---- construction -------------------------------------------------------------------------------
@@ -426,7 +452,8 @@ void distributed_matrix<V>::exchange_only(const V* x, cuda_stream_t stream) {
   if (!m.exchanges()) return;
   if (m.cuda()) {
     gpu::record(m.start_event.get(), stream);
-    m.exchange_device(x, stream);
+    m.exchange_device_enqueue(x);
+    m.join_exchange(stream);
   } else {
     m.exchange_host_begin(x);
     m.transport->end(nullptr);
