@@ -270,12 +270,12 @@ template <typename V>
 void distributed_matrix<V>::impl::apply_device(V alpha, const V* x, V beta, V* y, cuda_stream_t stream,
                                                bool exchange) {
   // The local SpMV is launched first, so that the GPU is busy while the host enqueues the
-  // exchange (ncclGroupEnd; the staged transport's copy, synchronisation and MPI wait). Enqueued
-  // before the local SpMV (revisions up to cb5b7ba), that host time ran on an idle GPU and
-  // showed as an overlap efficiency of 0.2-0.45 with NCCL (jobs/results/2026-11-22_h200x*).
-  // The comm stream has high priority, so packing, NCCL and the halo block's product are
-  // scheduled ahead of the local SpMV's remaining blocks; after the local SpMV only the scatter
-  // of the boundary rows into y is left.
+  // exchange: ncclGroupEnd takes 26-43 us of host time on 4x H200 (the staged transport also
+  // waits for MPI here). Enqueued before the local SpMV (revisions up to cb5b7ba), that host time
+  // ran on an idle GPU: overlap efficiency 0.2-0.45 with NCCL, now 0.86-1.04
+  // (jobs/results/2026-11-22_h200x4_dist_run3). The comm stream has high priority, so packing,
+  // NCCL and the halo block's product are scheduled ahead of the local SpMV's remaining blocks;
+  // after the local SpMV only the scatter of the boundary rows into y is left.
   const bool comm = exchange && exchanges();
   if (!comm) {
     local->apply(alpha, x, beta, y, stream);
