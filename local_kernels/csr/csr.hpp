@@ -29,7 +29,8 @@ namespace distspmv::csr {
 enum class kernel { scalar, vector, adaptive, merge };
 
 /// merge kernel: threads per block and merge items (row ends + nonzeros) per thread; the host
-/// partition (csr_build.cpp) and the kernel (csr_cuda.cu) both use these. Not yet measured.
+/// partition (csr_build.cpp) and the kernel (csr_cuda.cu) both use these. Untuned: the kernel
+/// runs at 0.4-0.5x cuSPARSE on power-law matrices (H200, local_kernels/README.md).
 constexpr int merge_block_threads = 128;
 template <typename ValueType>
 constexpr int merge_items_per_thread = sizeof(ValueType) > 4 ? 7 : 9;
