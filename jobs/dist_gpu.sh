@@ -4,7 +4,7 @@
 #
 #   jobs/dist_gpu.sh build tests bench-weak bench-strong cg       (any subset, in that order)
 #
-# TRANSPORTS (default "nccl mpi-staged") and RMAT_SCALE (24; 0 skips R-MAT) trim the benchmarks,
+# BUILD_TARGETS (default: all) limits the build. TRANSPORTS (default "nccl mpi-staged") and RMAT_SCALE (24; 0 skips R-MAT) trim the benchmarks,
 # TEST_NP the rank counts of the tests. GPUS (default: all visible) caps the sweep; with fewer GPUs than ranks, ranks share GPUs (the
 # -np 8 on 4 GPUs correctness check). Real matrices come from $DISTSPMV_MATRICES
 # (.device-data/matrices carried to the machine). METIS comes from .device-deps (DEVICE.md).
@@ -35,7 +35,7 @@ if has build; then
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDISTSPMV_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
         -DMETIS_ROOT=/opt/metis/usr >"$LOG/configure.log" 2>&1 || { tail -40 "$LOG/configure.log"; exit 1; }
   grep -E "^--   (CUDA|NCCL|MPI|METIS)" "$LOG/configure.log"
-  cmake --build "$BUILD" -j "$(nproc)" >"$LOG/build.log" 2>&1 || { grep -E "error|FAILED" -A3 "$LOG/build.log" | head -60; exit 1; }
+  cmake --build "$BUILD" -j "$(nproc)" ${BUILD_TARGETS:+--target $BUILD_TARGETS} >"$LOG/build.log" 2>&1 || { grep -E "error|FAILED" -A3 "$LOG/build.log" | head -60; exit 1; }
   nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader
   nvidia-smi topo -m > "$LOG/topology.txt" 2>&1
 fi

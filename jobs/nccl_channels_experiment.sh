@@ -6,13 +6,10 @@
 # is as good as any cap): jobs/results/2026-11-22_h200x4_dist_run3/README.md.
 set -u
 cd "$(dirname "$0")/.."
-OUT=${OUT:-jobs/results/local}
+export OUT=${OUT:-jobs/results/local}
+BUILD=build-gpu BUILD_TARGETS=distspmv bash jobs/dist_gpu.sh build || exit 1
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 [ -f .device-data/REVISION ] && export DISTSPMV_GIT_REVISION=$(cat .device-data/REVISION)
-mkdir -p /opt/metis && for f in .device-deps/*.deb; do dpkg -x "$f" /opt/metis; done
-cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DDISTSPMV_ENABLE_CUDA=ON \
-      -DCMAKE_CUDA_ARCHITECTURES=90 -DMETIS_ROOT=/opt/metis/usr >"$OUT/configure.log" 2>&1
-cmake --build build-gpu -j "$(nproc)" --target distspmv >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
 mkdir -p "$OUT/runs"
 
 run() {  # name ranks channels(default|N) matrix
