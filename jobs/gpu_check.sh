@@ -54,13 +54,16 @@ bench_set=(gen:poisson3d:200 gen:stencil27:150 gen:rmat:22:16 gen:lognormal:4000
            "$DISTSPMV_MATRICES/uk-2007-05@100000.mtx.gz" "$DISTSPMV_MATRICES/soc-Slashdot0902.mtx.gz"
            "$DISTSPMV_MATRICES/cage11.mtx.gz")
 if has bench-quick; then bench_set=(gen:poisson3d:200 gen:rmat:22:16); fi
+# BENCH_MATRICES (space-separated) replaces the set, e.g. to re-run the irregular matrices only.
+if [ -n "${BENCH_MATRICES:-}" ]; then read -r -a bench_set <<<"$BENCH_MATRICES"; fi
+BENCH_ITERS=${BENCH_ITERS:-100}
 if has bench || has bench-quick; then
   echo "=== benchmark: --format all, one GPU"
   mkdir -p "$OUT/bench"
   for m in "${bench_set[@]}"; do
     for p in $PRECISIONS; do
       name=$(basename "$m" | sed 's/[^A-Za-z0-9._-]/_/g')_$p
-      "$BUILD/apps/distspmv" "$m" --format all --backend cuda --precision "$p" --check \
+      "$BUILD/apps/distspmv" "$m" --format all --backend cuda --precision "$p" --iters "$BENCH_ITERS" --check \
         --json "$OUT/bench/$name.json" >"$OUT/bench/$name.log" 2>&1 || { status=1; echo "FAILED: $m $p"; tail -5 "$OUT/bench/$name.log"; }
     done
   done

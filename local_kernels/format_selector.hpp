@@ -35,6 +35,9 @@ struct format_choice {
   std::string reason;
 };
 
+/// Irregular blocks with at least this many nonzeros go to cuSPARSE CSR (format_selector.cpp).
+constexpr offset_type large_irregular_nnz = offset_type{16} << 20;
+
 /// Rule-based choice from the statistics alone.
 format_choice select_format(const row_statistics& s, backend where);
 

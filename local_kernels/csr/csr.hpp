@@ -16,7 +16,8 @@
 //             unbalance it. A row split between blocks is finished by a second, small kernel
 //             that adds the blocks' carry-outs in block order (deterministic, no atomics).
 // The adaptive kernel's row blocks and the merge kernel's block start coordinates are computed on
-// the host at build time (row_blocks; merge_rows and merge_nnz).
+// the host at build time (row_blocks; merge_rows and merge_nnz), and so is whether the adaptive
+// kernel streams the matrix past the L2 cache (stream_matrix).
 #pragma once
 
 #include <vector>
@@ -55,6 +56,9 @@ struct csr_format_matrix {
   std::vector<ValueType> values;
   /// adaptive: first row of each row block, plus rows at the end (empty for other kernels)
   std::vector<index_type> row_blocks;
+  /// adaptive: load the matrix and store y with evict-first hints so that x keeps the L2 cache;
+  /// set where a row block's gathers from x span more than stream_span_bytes on average
+  bool stream_matrix = false;
   /// merge: merge-path coordinates (rows consumed, nonzeros consumed) where each thread block
   /// starts, plus the end (rows, nnz); empty for other kernels (partition_merge_path)
   std::vector<index_type> merge_rows;
@@ -76,6 +80,7 @@ struct csr_view {
   const ValueType* values = nullptr;
   const index_type* row_blocks = nullptr;
   global_index_type n_row_blocks = 0;
+  bool stream_matrix = false;
   const index_type* merge_rows = nullptr;
   const offset_type* merge_nnz = nullptr;
   ValueType* merge_carry = nullptr;  ///< the one array a kernel writes (see traits::view_of)
@@ -115,6 +120,16 @@ struct merge_partition {
 };
 merge_partition partition_merge_path(const std::vector<offset_type>& row_ptr, offset_type items_per_block);
 
+/// adaptive kernel: the mean span of x that one row block gathers from (largest minus smallest
+/// column, weighted by the block's nonzeros, in bytes of V) above which the matrix is streamed.
+/// H100: rmat:22:16 spans megabytes and gains 5-6% from streaming; the lognormal bench (band
+/// 2000, 32 KB) loses 3-5% (local_kernels/README.md).
+constexpr double stream_span_bytes = 1 << 20;
+
+/// Mean x span of the adaptive row blocks, in entries (see stream_span_bytes).
+double mean_gather_span(const std::vector<offset_type>& row_ptr, const std::vector<index_type>& col_idx,
+                        const std::vector<index_type>& row_blocks);
+
 /// Threads per row for the vector kernel from the mean row length (2, 4, ..., 32).
 int vector_threads_per_row(double mean_row_length);
 
@@ -135,6 +150,7 @@ struct traits {
     v.values = map(m.values);
     v.row_blocks = map(m.row_blocks);
     v.n_row_blocks = m.row_blocks.empty() ? 0 : static_cast<global_index_type>(m.row_blocks.size()) - 1;
+    v.stream_matrix = m.stream_matrix;
     v.merge_rows = map(m.merge_rows);
     v.merge_nnz = map(m.merge_nnz);
     // map hands out const pointers (data() of the operator's own vector, or its device copy: neither

@@ -23,6 +23,19 @@ int vector_threads_per_row(double mean_row_length) {
   return t;
 }
 
+double mean_gather_span(const std::vector<offset_type>& row_ptr, const std::vector<index_type>& col_idx,
+                        const std::vector<index_type>& row_blocks) {
+  double weighted = 0;
+  for (std::size_t b = 0; b + 1 < row_blocks.size(); ++b) {
+    const offset_type begin = row_ptr[row_blocks[b]], end = row_ptr[row_blocks[b + 1]];
+    if (begin == end) continue;
+    const auto [lo, hi] = std::minmax_element(col_idx.begin() + begin, col_idx.begin() + end);
+    weighted += static_cast<double>(end - begin) * static_cast<double>(*hi - *lo);
+  }
+  const offset_type nnz = row_ptr.empty() ? 0 : row_ptr.back();
+  return nnz > 0 ? weighted / static_cast<double>(nnz) : 0.0;
+}
+
 merge_partition partition_merge_path(const std::vector<offset_type>& row_ptr, offset_type items_per_block) {
   const offset_type rows = static_cast<offset_type>(row_ptr.size()) - 1;
   const offset_type nnz = row_ptr.back();
@@ -75,6 +88,7 @@ csr_format_matrix<V> build(const csr_matrix<V, index_type>& a, const csr_params&
       }
     }
     if (m.row_blocks.back() != a.rows) m.row_blocks.push_back(static_cast<index_type>(a.rows));
+    m.stream_matrix = mean_gather_span(m.row_ptr, m.col_idx, m.row_blocks) * sizeof(V) > stream_span_bytes;
   }
   if (params.algorithm == kernel::merge) {
     auto p = partition_merge_path(a.row_ptr, merge_items_per_block<V>);
@@ -99,6 +113,7 @@ csr_format_matrix<V> build(const csr_matrix<V, index_type>& a, const csr_params&
   const char* names[] = {"scalar", "vector", "adaptive", "merge"};
   m.stats.params = std::string("kernel=") + names[static_cast<int>(params.algorithm)] +
                    (params.algorithm == kernel::vector ? " T=" + std::to_string(m.params.threads_per_row) : "") +
+                   (params.algorithm == kernel::adaptive && m.stream_matrix ? " streamed" : "") +
                    (params.algorithm == kernel::merge
                         ? " items/thread=" + std::to_string(merge_items_per_thread<V>) + " blocks=" +
                               std::to_string(m.merge_carry.size())

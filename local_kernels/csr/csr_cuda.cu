@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include "common/cuda_check.hpp"
+#include "local_kernels/cache_hints.cuh"
 #include "local_kernels/csr/csr.hpp"
 #include "local_kernels/csr/merge_path.hpp"
 
@@ -66,12 +67,20 @@ __device__ V block_sum(V v, V* scratch) {
 //  1. stage:  the block's products a_k * x[col_k] go to shared memory with coalesced loads,
 //             every thread issuing its loads before using any (several loads in flight);
 //  2. short:  each thread sums the rows of at most short_row entries serially;
-//  3. long:   longer rows are queued, and each warp sums queued rows with 32 lanes, so one long
-//             row in a block of short ones (power-law graphs) no longer stalls a whole warp.
+//  3. long:   longer rows are queued, and half-warps sum the queued rows, so one long row in a
+//             block of short ones (power-law graphs) no longer stalls a whole warp.
 // A block holding one row longer than the stage streams it with all threads instead.
-template <typename V>
+// Stream: the matrix entries and y carry evict-first hints, so that x keeps the L2 cache
+// (cache_hints.cuh; the builder sets csr_view::stream_matrix where x's gathers are far apart).
+template <typename V, bool Stream>
 __global__ void __launch_bounds__(block_threads) adaptive_kernel(csr_view<V> a, V alpha, const V* __restrict__ x, V beta,
                                                                  V* __restrict__ y) {
+  auto load_m = [](const auto* p) {
+    if constexpr (Stream) return cache::stream_load(p); else return *p;
+  };
+  auto store_y = [](V* p, V v) {
+    if constexpr (Stream) cache::stream_store(p, v); else *p = v;
+  };
   __shared__ V stage[adaptive_stage];
   __shared__ V scratch[block_threads / 32];
   __shared__ index_type queue[adaptive_rows];
@@ -88,8 +97,8 @@ __global__ void __launch_bounds__(block_threads) adaptive_kernel(csr_view<V> a, 
 #pragma unroll
     for (int j = 0; j < per_thread; ++j) {
       const int i = threadIdx.x + j * block_threads;
-      col[j] = i < n ? a.col_idx[begin + i] : 0;
-      val[j] = i < n ? a.values[begin + i] : V(0);
+      col[j] = i < n ? load_m(a.col_idx + begin + i) : 0;
+      val[j] = i < n ? load_m(a.values + begin + i) : V(0);
     }
 #pragma unroll
     for (int j = 0; j < per_thread; ++j) {
@@ -105,7 +114,7 @@ __global__ void __launch_bounds__(block_threads) adaptive_kernel(csr_view<V> a, 
       }
       V sum = 0;
       for (int k = lo; k < hi; ++k) sum += stage[k];
-      y[r] = finish(alpha, sum, beta, y, r);
+      store_y(y + r, finish(alpha, sum, beta, y, r));
     }
     __syncthreads();
     // Half-warps take the queued rows: two rows per warp at a time (queued rows are mostly a
@@ -122,7 +131,7 @@ __global__ void __launch_bounds__(block_threads) adaptive_kernel(csr_view<V> a, 
         for (int k = lo + lane; k < hi; k += long_row_lanes) sum += stage[k];
       }
       for (int off = long_row_lanes / 2; off > 0; off /= 2) sum += __shfl_down_sync(0xffffffffu, sum, off, long_row_lanes);
-      if (lane == 0 && r >= 0) y[r] = finish(alpha, sum, beta, y, r);
+      if (lane == 0 && r >= 0) store_y(y + r, finish(alpha, sum, beta, y, r));
     }
   } else {
     // One long row: each thread keeps `unroll` independent loads in flight, since the chain
@@ -135,16 +144,16 @@ __global__ void __launch_bounds__(block_threads) adaptive_kernel(csr_view<V> a, 
     for (; k + (unroll - 1) * block_threads < end; k += unroll * block_threads) {
       index_type c[unroll];
 #pragma unroll
-      for (int j = 0; j < unroll; ++j) c[j] = a.col_idx[k + j * block_threads];
+      for (int j = 0; j < unroll; ++j) c[j] = load_m(a.col_idx + k + j * block_threads);
 #pragma unroll
-      for (int j = 0; j < unroll; ++j) part[j] += a.values[k + j * block_threads] * __ldg(x + c[j]);
+      for (int j = 0; j < unroll; ++j) part[j] += load_m(a.values + k + j * block_threads) * __ldg(x + c[j]);
     }
-    for (; k < end; k += block_threads) part[0] += a.values[k] * __ldg(x + a.col_idx[k]);
+    for (; k < end; k += block_threads) part[0] += load_m(a.values + k) * __ldg(x + load_m(a.col_idx + k));
     V sum = 0;
 #pragma unroll
     for (int j = 0; j < unroll; ++j) sum += part[j];
     sum = block_sum(sum, scratch);
-    if (threadIdx.x == 0) y[first] = finish(alpha, sum, beta, y, first);
+    if (threadIdx.x == 0) store_y(y + first, finish(alpha, sum, beta, y, first));
   }
 }
 
@@ -310,7 +319,10 @@ void spmv_cuda(const csr_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_str
       break;
     }
     case kernel::adaptive:
-      adaptive_kernel<<<static_cast<unsigned>(a.n_row_blocks), block_threads, 0, stream>>>(a, alpha, x, beta, y);
+      if (a.stream_matrix)
+        adaptive_kernel<V, true><<<static_cast<unsigned>(a.n_row_blocks), block_threads, 0, stream>>>(a, alpha, x, beta, y);
+      else
+        adaptive_kernel<V, false><<<static_cast<unsigned>(a.n_row_blocks), block_threads, 0, stream>>>(a, alpha, x, beta, y);
       break;
     case kernel::merge:
       merge_kernel<<<static_cast<unsigned>(a.n_merge_blocks), merge_block_threads, 0, stream>>>(a, alpha, x, beta, y);

@@ -73,6 +73,8 @@ std::vector<named_matrix> edge_case_matrices() {
     lengths[1234] = 200000;  // longer than any shared-memory stage
     m.push_back({"one_very_long_row", from_lengths(250000, lengths, 9)});
   }
+  // x gathered from far apart: the CSR builder streams the matrix past L2 (csr.hpp, stream_matrix)
+  m.push_back({"wide_random", random_csr(2000, 600000, 1, 30, 15)});
   {
     std::vector<global_index_type> lengths(513, 0);
     lengths[0] = 513;

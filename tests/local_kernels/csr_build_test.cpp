@@ -1,0 +1,46 @@
+// The adaptive CSR kernel's build-time decisions (host; the kernels themselves are checked on the
+// GPU by formats_test): the gather span and the choice to stream the matrix past the L2 cache.
+#include <gtest/gtest.h>
+
+#include "local_kernels/csr/csr.hpp"
+#include "tests/support/test_matrices.hpp"
+
+namespace distspmv {
+namespace {
+
+const csr_matrix<double, index_type>& edge_case(const std::string& name) {
+  static const auto all = test::edge_case_matrices();
+  for (const auto& m : all)
+    if (m.name == name) return m.a;
+  throw std::runtime_error("no edge case " + name);
+}
+
+TEST(CsrGatherSpan, WeighsEachBlocksColumnSpanByItsNonzeros) {
+  // Block 0: rows 0-1 with columns {2, 9} and {5}: span 7 over 3 entries. Block 1: row 2 with
+  // columns {0, 100}: span 100 over 2 entries. An empty block counts for nothing.
+  const std::vector<offset_type> row_ptr = {0, 2, 3, 5, 5};
+  const std::vector<index_type> col_idx = {2, 9, 5, 0, 100};
+  EXPECT_DOUBLE_EQ(csr::mean_gather_span(row_ptr, col_idx, {0, 2, 3, 4}), (3.0 * 7 + 2.0 * 100) / 5.0);
+  EXPECT_DOUBLE_EQ(csr::mean_gather_span({0}, {}, {0}), 0.0);
+}
+
+template <typename V>
+bool streams(const csr_matrix<double, index_type>& a) {
+  return csr::build(convert_csr<V, index_type>(a), csr::csr_params{csr::kernel::adaptive, 0}).stream_matrix;
+}
+
+TEST(CsrStreaming, FarApartGathersStreamTheMatrixCloseOnesDoNot) {
+  // 600000 columns drawn at random: each block gathers from about 4.8 MB (double), 2.4 MB (float).
+  EXPECT_TRUE(streams<double>(edge_case("wide_random")));
+  EXPECT_TRUE(streams<float>(edge_case("wide_random")));
+  // Five diagonals within +-300 columns, and a 20000-column power-law matrix: well under 1 MB.
+  EXPECT_FALSE(streams<double>(edge_case("banded_five_diagonals")));
+  EXPECT_FALSE(streams<double>(edge_case("power_law")));
+  EXPECT_FALSE(streams<double>(edge_case("zero_rows")));
+  // Other kernels never stream.
+  const auto a = edge_case("wide_random");
+  EXPECT_FALSE(csr::build(a, csr::csr_params{csr::kernel::vector, 0}).stream_matrix);
+}
+
+}  // namespace
+}  // namespace distspmv
