@@ -72,9 +72,10 @@ format_choice select_format(const row_statistics& s, backend where) {
   if (s.max_length <= 64 && s.ell_padding <= 2.5)
     return {"ellr", fmt::format("regular or short rows: max {} (mean {:.1f}), ELL padding {:.2f} <= 2.5",
                                 s.max_length, s.mean_length, s.ell_padding)};
-  // 3. Large irregular blocks: cuSPARSE's CSR kernel. On H100 it ran 1.03-1.20x faster than our
-  //    adaptive CSR on rmat:22:16 and the lognormal bench (65-67 M nonzeros, double and float);
-  //    ours wins on the smaller irregular matrices (uk-2007 1.09x, Slashdot 1.19x, under 4 M).
+  // 3. Large irregular blocks: cuSPARSE's CSR kernel. On H100 it ran 1.03-1.19x faster than our
+  //    best CSR-family kernel on rmat:22:16 and the lognormal bench (65-67 M nonzeros, double and
+  //    float); adaptive CSR wins on the smaller irregular matrices (uk-2007 1.02-1.06x, Slashdot
+  //    1.08-1.18x, under 4 M nonzeros). Run 14 in local_kernels/README.md.
   if (s.nnz >= large_irregular_nnz)
     return {"cusparse", fmt::format("large irregular block: {} nonzeros >= {}, max row {} vs mean {:.1f}: cuSPARSE CSR "
                                     "measured faster than adaptive CSR there",
