@@ -369,7 +369,7 @@ CLI::App* add_solve_command(CLI::App& cli, solve_options& o) {
   s->add_option("--backend", o.backend, "where the solve runs: auto (cuda when every rank has a GPU), cuda, host")
       ->check(CLI::IsMember({"auto", "cuda", "host"}))
       ->capture_default_str();
-  s->add_option("--transport", o.transport, "halo exchange: auto, nccl, mpi-cuda, mpi-staged, mpi-host")
+  s->add_option("--transport", o.transport, "halo exchange: auto, nccl, cuda-ipc, mpi-cuda, mpi-staged, mpi-host")
       ->check(CLI::IsMember({"auto", "nccl", "mpi-cuda", "mpi-staged", "mpi-host"}))
       ->capture_default_str();
   s->add_option("--json", o.json, "also write the report as JSON to this file");

@@ -56,4 +56,13 @@ template std::unique_ptr<halo_transport<double>> make_staged_transport(MPI_Comm,
 template std::unique_ptr<halo_transport<float>> make_staged_transport(MPI_Comm, const halo_pattern&, const float*,
                                                                       float*);
 
+template <typename V>
+std::unique_ptr<halo_transport<V>> make_ipc_transport(MPI_Comm, const halo_pattern&, const V*, V*) {
+  DSPMV_NOT_COMPILED("CUDA");
+}
+template std::unique_ptr<halo_transport<double>> make_ipc_transport(MPI_Comm, const halo_pattern&, const double*,
+                                                                    double*);
+template std::unique_ptr<halo_transport<float>> make_ipc_transport(MPI_Comm, const halo_pattern&, const float*,
+                                                                   float*);
+
 }  // namespace distspmv::dist

@@ -38,11 +38,12 @@ enum class transport_kind {
   mpi_cuda,    ///< MPI on device buffers (needs a CUDA-aware MPI)
   mpi_staged,  ///< device → pinned host, MPI persistent requests, → device (CUDA backend)
   mpi_host,    ///< MPI persistent requests on host buffers (host backend)
+  cuda_ipc,    ///< copy-engine copies between the GPUs of one node through CUDA IPC (CUDA backend)
 };
 
 const char* to_string(partitioner p);
 const char* to_string(transport_kind t);
-/// Parses the command-line names: metis|block and auto|nccl|mpi-cuda|mpi-staged|mpi-host.
+/// Parses the command-line names: metis|block and auto|nccl|cuda-ipc|mpi-cuda|mpi-staged|mpi-host.
 partitioner parse_partitioner(const std::string& name);
 transport_kind parse_transport(const std::string& name);
 

@@ -14,6 +14,7 @@ const char* to_string(transport_kind t) {
     case transport_kind::mpi_cuda: return "mpi-cuda";
     case transport_kind::mpi_staged: return "mpi-staged";
     case transport_kind::mpi_host: return "mpi-host";
+    case transport_kind::cuda_ipc: return "cuda-ipc";
   }
   return "?";
 }
@@ -25,10 +26,10 @@ partitioner parse_partitioner(const std::string& name) {
 }
 
 transport_kind parse_transport(const std::string& name) {
-  for (auto t : {transport_kind::automatic, transport_kind::nccl, transport_kind::mpi_cuda, transport_kind::mpi_staged,
-                 transport_kind::mpi_host})
+  for (auto t : {transport_kind::automatic, transport_kind::nccl, transport_kind::cuda_ipc, transport_kind::mpi_cuda,
+                 transport_kind::mpi_staged, transport_kind::mpi_host})
     if (name == to_string(t)) return t;
-  DSPMV_BAD_INPUT("--transport", name, "unknown transport, expected auto, nccl, mpi-cuda, mpi-staged or mpi-host");
+  DSPMV_BAD_INPUT("--transport", name, "unknown transport, expected auto, nccl, cuda-ipc, mpi-cuda, mpi-staged or mpi-host");
 }
 
 }  // namespace distspmv

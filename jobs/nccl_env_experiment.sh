@@ -29,7 +29,7 @@ run() {  # name ranks variant matrix
     *) IFS=, read -ra envs <<<"$variant"; for e in "${envs[@]}"; do xs+=(-x "$e"); done ;;
   esac
   local tag=${variant//[^A-Za-z0-9]/_}
-  mpirun --allow-run-as-root --bind-to none -np "$n" -x NCCL_NVLS_ENABLE "${xs[@]}" build-gpu/apps/distspmv "$matrix" \
+  timeout "${MPI_TIMEOUT:-120}" mpirun --allow-run-as-root --bind-to none -np "$n" -x NCCL_NVLS_ENABLE "${xs[@]}" build-gpu/apps/distspmv "$matrix" \
     --partition block --transport "$transport" --iters "$ITERS" --json "$OUT/runs/${name}_$tag.json" \
     >"$OUT/runs/${name}_$tag.log" 2>&1
   echo "$name $variant: $(grep -aE '^  (apply|local SpMV|halo exchange|overlap)' "$OUT/runs/${name}_$tag.log" | tr -s ' ' | tr '\n' '|')"

@@ -78,7 +78,8 @@ typedef enum distspmv_transport {
   DISTSPMV_TRANSPORT_NCCL = 1,
   DISTSPMV_TRANSPORT_MPI_CUDA = 2,
   DISTSPMV_TRANSPORT_MPI_STAGED = 3,
-  DISTSPMV_TRANSPORT_MPI_HOST = 4
+  DISTSPMV_TRANSPORT_MPI_HOST = 4,
+  DISTSPMV_TRANSPORT_CUDA_IPC = 5
 } distspmv_transport;
 
 typedef struct distspmv_options {

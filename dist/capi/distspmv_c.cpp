@@ -186,6 +186,7 @@ local_problem convert_options(const distspmv_options* in, distspmv::matrix_optio
     case DISTSPMV_TRANSPORT_MPI_CUDA: out.transport = distspmv::transport_kind::mpi_cuda; break;
     case DISTSPMV_TRANSPORT_MPI_STAGED: out.transport = distspmv::transport_kind::mpi_staged; break;
     case DISTSPMV_TRANSPORT_MPI_HOST: out.transport = distspmv::transport_kind::mpi_host; break;
+    case DISTSPMV_TRANSPORT_CUDA_IPC: out.transport = distspmv::transport_kind::cuda_ipc; break;
     default: return invalid("opts->transport = " + std::to_string(static_cast<int>(o.transport)) + " is not a distspmv_transport");
   }
   out.metis_seed = o.metis_seed;

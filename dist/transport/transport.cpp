@@ -35,6 +35,10 @@ transport_choice choose_transport(transport_kind requested, const transport_cont
     case transport_kind::mpi_staged:
       if (host) refuse("needs --backend cuda; the host backend uses mpi-host");
       return {requested, "requested"};
+    case transport_kind::cuda_ipc:
+      if (host) refuse("needs --backend cuda");
+      if (!c.single_node) refuse("the ranks run on several hosts and CUDA IPC reaches only one; use nccl");
+      return {requested, "requested"};
   }
   return {transport_kind::mpi_host, ""};
 }
@@ -47,6 +51,7 @@ std::unique_ptr<halo_transport<V>> make_transport(transport_kind kind, MPI_Comm 
     case transport_kind::mpi_cuda: return make_mpi_transport(comm, pattern, send, recv, true);
     case transport_kind::mpi_staged: return make_staged_transport(comm, pattern, send, recv);
     case transport_kind::nccl: return make_nccl_transport(comm, pattern, send, recv);
+    case transport_kind::cuda_ipc: return make_ipc_transport(comm, pattern, send, recv);
     case transport_kind::automatic: break;
   }
   throw error("make_transport: transport not chosen", __FILE__, __LINE__);

@@ -31,6 +31,7 @@ struct transport_context {
   backend where = backend::host;
   int ranks = 1;
   bool gpu_shared = false;    ///< two ranks of one node use the same GPU
+  bool single_node = true;    ///< every rank runs on the same host (CUDA IPC reaches only those)
   bool nccl_compiled = false;
   bool mpi_cuda_aware = false;
 };
@@ -56,6 +57,9 @@ std::unique_ptr<halo_transport<V>> make_mpi_transport(MPI_Comm comm, const halo_
 template <typename V>
 std::unique_ptr<halo_transport<V>> make_staged_transport(MPI_Comm comm, const halo_pattern& pattern, const V* send,
                                                          V* recv);
+template <typename V>
+std::unique_ptr<halo_transport<V>> make_ipc_transport(MPI_Comm comm, const halo_pattern& pattern, const V* send,
+                                                      V* recv);
 template <typename V>
 std::unique_ptr<halo_transport<V>> make_nccl_transport(MPI_Comm comm, const halo_pattern& pattern, const V* send,
                                                        V* recv);

@@ -90,7 +90,7 @@ std::vector<partitioner> partitioners() {
 }
 
 /// The backend and transport under test: the host backend by default (CI); on the GPU machine
-/// DISTSPMV_TEST_BACKEND=cuda and DISTSPMV_TEST_TRANSPORT=nccl|mpi-staged|mpi-cuda run the same
+/// DISTSPMV_TEST_BACKEND=cuda and DISTSPMV_TEST_TRANSPORT=nccl|cuda-ipc|mpi-staged|mpi-cuda run the same
 /// checks through the GPU path (jobs/dist_gpu.sh).
 backend test_backend() {
   const char* b = std::getenv("DISTSPMV_TEST_BACKEND");
@@ -301,8 +301,11 @@ TEST(Distributed, BadRowsOnOneRankFailOnEveryRank) {
 TEST(Distributed, TransportRequestsTheBackendCannotServeAreRefused) {
   if (test_backend() != backend::host) GTEST_SKIP() << "host backend check";
   auto o = host_options(partitioner::block);
-  o.transport = transport_kind::nccl;
-  EXPECT_THROW(distributed_matrix<double>::from_source(MPI_COMM_WORLD, "gen:poisson3d:4", o), bad_input);
+  for (auto t : {transport_kind::nccl, transport_kind::cuda_ipc, transport_kind::mpi_staged}) {
+    o.transport = t;
+    EXPECT_THROW(distributed_matrix<double>::from_source(MPI_COMM_WORLD, "gen:poisson3d:4", o), bad_input) << to_string(t);
+  }
+  EXPECT_EQ(parse_transport("cuda-ipc"), transport_kind::cuda_ipc);
   o.transport = transport_kind::mpi_host;
   auto m = distributed_matrix<double>::from_source(MPI_COMM_WORLD, "gen:poisson3d:4", o);
   EXPECT_EQ(m.transport(), transport_kind::mpi_host);
