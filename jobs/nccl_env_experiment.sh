@@ -2,7 +2,8 @@
 # What in NCCL's exchange slows the local SpMV it overlaps? Times the overlapped apply under NCCL
 # environment settings (and, for comparison, the host-staged transport, whose copies run on the
 # copy engines, not on SMs): stencil27:200 and the weak-scaling poisson3d (~8 M rows per GPU) on
-# 4 GPUs, plus each case on 1 GPU. One call on nvidia-h200-x4; it builds distspmv itself.
+# 4 GPUs (GPUS=2: on 2), plus each case on 1 GPU. One call on nvidia-h200-x4 (or x2); it builds
+# distspmv itself.
 #
 #   VARIANTS="default NCCL_PROTO=LL transport=mpi-staged" jobs/nccl_env_experiment.sh
 #
@@ -19,6 +20,8 @@ export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIR
 VARIANTS=${VARIANTS:-default NCCL_MAX_P2P_NCHANNELS=2}
 REPEATS=${REPEATS:-1}
 ITERS=${ITERS:-300}
+G=${GPUS:-4}   # GPUs of the multi-GPU runs (the weak case keeps ~8 M rows per GPU)
+declare -A edge=([2]=252 [4]=317 [8]=400)
 mkdir -p "$OUT/runs"
 
 run() {  # name ranks variant matrix
@@ -39,8 +42,8 @@ mpirun --allow-run-as-root -np 2 -x NCCL_NVLS_ENABLE -x NCCL_DEBUG=INFO build-gp
   --transport nccl 2>&1 | grep -aE "NCCL version|P2P|Channel 0[01]" | sort -u | head -12
 for rep in $(seq "$REPEATS"); do
   run "stencil_g1_r$rep" 1 default gen:stencil27:200
-  for v in $VARIANTS; do run "stencil_g4_r$rep" 4 "$v" gen:stencil27:200; done
+  for v in $VARIANTS; do run "stencil_g${G}_r$rep" "$G" "$v" gen:stencil27:200; done
   run "weak_g1_r$rep" 1 default gen:poisson3d:200
-  for v in $VARIANTS; do run "weak_g4_r$rep" 4 "$v" gen:poisson3d:317; done
+  for v in $VARIANTS; do run "weak_g${G}_r$rep" "$G" "$v" "gen:poisson3d:${edge[$G]}"; done
 done
 tar czf "$OUT/runs.tgz" -C "$OUT" runs && rm -rf "$OUT/runs"
