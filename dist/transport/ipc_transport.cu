@@ -32,7 +32,8 @@
 namespace distspmv::dist {
 namespace {
 
-constexpr int tag_setup = 7300, tag_packed = 7301, tag_pulled = 7302;
+/// A pair of ranks can be each other's sender and receiver: each kind of message has its tag.
+constexpr int tag_slice = 7300, tag_pulled_handle = 7301, tag_packed = 7302, tag_pulled = 7303;
 
 /// What a sender tells one receiver at setup.
 struct exported_slice {
@@ -75,21 +76,22 @@ class ipc_transport final : public halo_transport<V> {
     }
     if (n_senders > 0) DSPMV_CUDA_CHECK(cudaIpcGetEventHandle(&my_pulled, pulled_));
     std::vector<MPI_Request> requests;
-    auto post = [&](auto* data, std::size_t bytes, int peer, bool sending) {
+    auto post = [&](auto* data, int peer, int tag, bool sending) {
+      const int bytes = static_cast<int>(sizeof(*data));
       requests.emplace_back();
       if (sending)
-        DSPMV_MPI_CHECK(MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, peer, tag_setup, comm_, &requests.back()));
+        DSPMV_MPI_CHECK(MPI_Isend(data, bytes, MPI_BYTE, peer, tag, comm_, &requests.back()));
       else
-        DSPMV_MPI_CHECK(MPI_Irecv(data, static_cast<int>(bytes), MPI_BYTE, peer, tag_setup, comm_, &requests.back()));
+        DSPMV_MPI_CHECK(MPI_Irecv(data, bytes, MPI_BYTE, peer, tag, comm_, &requests.back()));
     };
     for (std::size_t i = 0; i < n_receivers; ++i) {
       out[i] = {my_buffer, my_packed, pattern.send_offsets[i], pattern.send_offsets[i + 1] - pattern.send_offsets[i]};
-      post(&out[i], sizeof(exported_slice), pattern.send_ranks[i], true);
-      post(&receivers_pulled[i], sizeof(cudaIpcEventHandle_t), pattern.send_ranks[i], false);
+      post(&out[i], pattern.send_ranks[i], tag_slice, true);
+      post(&receivers_pulled[i], pattern.send_ranks[i], tag_pulled_handle, false);
     }
     for (std::size_t j = 0; j < n_senders; ++j) {
-      post(&in[j], sizeof(exported_slice), pattern.recv_ranks[j], false);
-      post(&my_pulled, sizeof(cudaIpcEventHandle_t), pattern.recv_ranks[j], true);
+      post(&in[j], pattern.recv_ranks[j], tag_slice, false);
+      post(&my_pulled, pattern.recv_ranks[j], tag_pulled_handle, true);
     }
     wait_all(requests);
     // 2. Open what the neighbours exported.
