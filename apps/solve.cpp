@@ -370,7 +370,7 @@ CLI::App* add_solve_command(CLI::App& cli, solve_options& o) {
       ->check(CLI::IsMember({"auto", "cuda", "host"}))
       ->capture_default_str();
   s->add_option("--transport", o.transport, "halo exchange: auto, nccl, cuda-ipc, mpi-cuda, mpi-staged, mpi-host")
-      ->check(CLI::IsMember({"auto", "nccl", "mpi-cuda", "mpi-staged", "mpi-host"}))
+      ->check(CLI::IsMember({"auto", "nccl", "cuda-ipc", "mpi-cuda", "mpi-staged", "mpi-host"}))
       ->capture_default_str();
   s->add_option("--json", o.json, "also write the report as JSON to this file");
   s->add_flag("--no-jacobi", o.no_jacobi, "no preconditioner (default: Jacobi, on the right for GMRES)");
