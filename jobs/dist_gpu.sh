@@ -4,9 +4,10 @@
 #
 #   jobs/dist_gpu.sh build tests bench-weak bench-strong cg       (any subset, in that order)
 #
-# BUILD_TARGETS (default: all) limits the build. TRANSPORTS (default "nccl mpi-staged") and RMAT_SCALE (24; 0 skips R-MAT) trim the benchmarks,
-# TEST_NP the rank counts of the tests. GPUS (default: all visible) caps the sweep; with fewer GPUs than ranks, ranks share GPUs (the
-# -np 8 on 4 GPUs correctness check). Real matrices come from $DISTSPMV_MATRICES
+# BUILD_TARGETS (default: all) limits the build. TRANSPORTS (default "nccl cuda-ipc mpi-staged") and RMAT_SCALE (24; 0 skips
+# R-MAT) trim the benchmarks, TEST_NP and TEST_TRANSPORTS the tests. GPUS (default: all visible) caps the sweep; with fewer GPUs
+# than ranks, ranks share GPUs (the -np 8 on 4 GPUs correctness check). A whole sweep takes longer than one device call (600 s):
+# run the stages in separate calls. Real matrices come from $DISTSPMV_MATRICES
 # (.device-data/matrices carried to the machine). METIS comes from .device-deps (DEVICE.md).
 set -uo pipefail
 cd "$(dirname "$0")/.."
