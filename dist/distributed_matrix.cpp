@@ -202,7 +202,10 @@ void distributed_matrix<V>::impl::make_buffers() {
   send_idx = device.upload(plan.send_idx);
   send_buf = static_cast<V*>(device.allocate_bytes(n_send * sizeof(V)));
   ghost_buf = static_cast<V*>(device.allocate_bytes(n_ghost * sizeof(V)));
-  halo_t = static_cast<V*>(device.allocate_bytes(plan.halo_rows.size() * sizeof(V)));
+  // The fused halo adds its product straight into y: no halo_t (update_values keeps the pattern,
+  // hence the choice).
+  const std::size_t n_halo_t = fused_halo.rows > 0 ? 0 : plan.halo_rows.size();
+  halo_t = static_cast<V*>(device.allocate_bytes(n_halo_t * sizeof(V)));
   comm_stream = gpu::make_stream(/*high_priority=*/true);
   start_event = gpu::make_event();
   halo_event = gpu::make_event();

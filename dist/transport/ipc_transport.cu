@@ -1,8 +1,8 @@
 // CUDA IPC on one node: each rank pulls its ghosts straight out of its neighbours' packed send
-// buffers with cudaMemcpyAsync, which runs on the copy engines. NCCL's kernel, however few
-// channels it uses, slowed the local SpMV it overlapped by 5-9 µs on 4x H200, while copy-engine
-// traffic (the staged transport, or the packing alone) cost about 1 µs
-// (jobs/results/2026-11-22_h200x4_dist_run5).
+// buffers with cudaMemcpyAsync, which runs on the copy engines. NCCL's kernel, whatever its
+// protocol or channel count, slowed the local SpMV it overlapped by 5-9 µs on 4x H200, where the
+// packing alone cost at most 1.5 µs (jobs/results/2026-11-22_h200x4_dist_run5); over this
+// transport the overlap efficiency on 2x H200 is 0.94-0.96 (..._h200x2_dist_run6).
 //
 // Setup (collective over the neighbours): every sender exports, per receiver, an IPC handle of its
 // send buffer, the receiver's offset in it and an interprocess event `packed_` that it records once
@@ -20,6 +20,8 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <exception>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,19 +37,37 @@ namespace {
 /// A pair of ranks can be each other's sender and receiver: each kind of message has its tag.
 constexpr int tag_slice = 7300, tag_pulled_handle = 7301, tag_packed = 7302, tag_pulled = 7303;
 
-/// What a sender tells one receiver at setup.
+/// What a sender tells one receiver at setup, and a receiver its senders. `ok` == 0: the sender
+/// could not export its handles (the message is still sent, so that no neighbour waits forever).
 struct exported_slice {
   cudaIpcMemHandle_t buffer;
   cudaIpcEventHandle_t packed;
   std::int64_t offset = 0;  ///< of the receiver's entries in the sender's buffer
   std::int64_t count = 0;
+  std::int32_t ok = 0;
+};
+struct exported_event {
+  cudaIpcEventHandle_t pulled;
+  std::int32_t ok = 0;
 };
 
-cudaEvent_t make_ipc_event() {
+gpu::event_ptr make_ipc_event() {
   cudaEvent_t e = nullptr;
   DSPMV_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming | cudaEventInterprocess));
-  return e;
+  return gpu::event_ptr(e);
 }
+
+gpu::event_ptr open_event(const cudaIpcEventHandle_t& handle) {
+  cudaEvent_t e = nullptr;
+  DSPMV_CUDA_CHECK(cudaIpcOpenEventHandle(&e, handle));
+  return gpu::event_ptr(e);
+}
+
+/// A neighbour's buffer mapped into this process, unmapped on destruction.
+struct ipc_closer {
+  void operator()(void* p) const noexcept { cudaIpcCloseMemHandle(p); }
+};
+using mapped_ptr = std::unique_ptr<void, ipc_closer>;
 
 void wait_all(std::vector<MPI_Request>& requests) {
   if (!requests.empty())
@@ -55,26 +75,36 @@ void wait_all(std::vector<MPI_Request>& requests) {
   requests.clear();
 }
 
+[[noreturn]] void fail(const std::string& what) { throw error("cuda-ipc transport: " + what, __FILE__, __LINE__); }
+
 template <typename V>
 class ipc_transport final : public halo_transport<V> {
  public:
   ipc_transport(MPI_Comm comm, const halo_pattern& pattern, const V* send, V* recv)
       : comm_(comm), pattern_(pattern), recv_(recv) {
     const std::size_t n_receivers = pattern.send_ranks.size(), n_senders = pattern.recv_ranks.size();
-    packed_ = make_ipc_event();
-    pulled_ = make_ipc_event();
-    // 1. Every message of the setup first, so that a CUDA failure below cannot leave a neighbour
-    //    waiting (the caller agrees on errors across ranks).
-    std::vector<exported_slice> out(n_receivers), in(n_senders);
-    cudaIpcEventHandle_t my_pulled{};
-    std::vector<cudaIpcEventHandle_t> receivers_pulled(n_receivers);
+    // 1. This rank's handles. A failure is held until every setup message has gone both ways,
+    //    so that no neighbour is left waiting (the caller then agrees on errors across ranks).
+    std::exception_ptr failure;
     cudaIpcMemHandle_t my_buffer{};
     cudaIpcEventHandle_t my_packed{};
-    if (n_receivers > 0) {
-      DSPMV_CUDA_CHECK(cudaIpcGetMemHandle(&my_buffer, const_cast<V*>(send)));
-      DSPMV_CUDA_CHECK(cudaIpcGetEventHandle(&my_packed, packed_));
+    exported_event my_pulled{};
+    try {
+      packed_ = make_ipc_event();
+      pulled_ = make_ipc_event();
+      if (n_receivers > 0) {
+        DSPMV_CUDA_CHECK(cudaIpcGetMemHandle(&my_buffer, const_cast<V*>(send)));
+        DSPMV_CUDA_CHECK(cudaIpcGetEventHandle(&my_packed, packed_.get()));
+      }
+      if (n_senders > 0) DSPMV_CUDA_CHECK(cudaIpcGetEventHandle(&my_pulled.pulled, pulled_.get()));
+    } catch (...) {
+      failure = std::current_exception();
     }
-    if (n_senders > 0) DSPMV_CUDA_CHECK(cudaIpcGetEventHandle(&my_pulled, pulled_));
+    const std::int32_t ok = failure ? 0 : 1;
+    my_pulled.ok = ok;
+    // 2. Exchange them with the neighbours.
+    std::vector<exported_slice> out(n_receivers), in(n_senders);
+    std::vector<exported_event> receivers_pulled(n_receivers);
     std::vector<MPI_Request> requests;
     auto post = [&](auto* data, int peer, int tag, bool sending) {
       const int bytes = static_cast<int>(sizeof(*data));
@@ -85,7 +115,7 @@ class ipc_transport final : public halo_transport<V> {
         DSPMV_MPI_CHECK(MPI_Irecv(data, bytes, MPI_BYTE, peer, tag, comm_, &requests.back()));
     };
     for (std::size_t i = 0; i < n_receivers; ++i) {
-      out[i] = {my_buffer, my_packed, pattern.send_offsets[i], pattern.send_offsets[i + 1] - pattern.send_offsets[i]};
+      out[i] = {my_buffer, my_packed, pattern.send_offsets[i], pattern.send_offsets[i + 1] - pattern.send_offsets[i], ok};
       post(&out[i], pattern.send_ranks[i], tag_slice, true);
       post(&receivers_pulled[i], pattern.send_ranks[i], tag_pulled_handle, false);
     }
@@ -94,36 +124,25 @@ class ipc_transport final : public halo_transport<V> {
       post(&my_pulled, pattern.recv_ranks[j], tag_pulled_handle, true);
     }
     wait_all(requests);
-    // 2. Open what the neighbours exported.
+    if (failure) std::rethrow_exception(failure);
+    // 3. Open what the neighbours exported.
     for (std::size_t j = 0; j < n_senders; ++j) {
+      const std::string peer = "rank " + std::to_string(pattern.recv_ranks[j]);
+      if (!in[j].ok) fail(peer + " could not export its send buffer");
       const auto expected = pattern.recv_offsets[j + 1] - pattern.recv_offsets[j];
       if (in[j].count != expected)
-        throw error("cuda-ipc transport: rank " + std::to_string(pattern.recv_ranks[j]) + " sends " +
-                        std::to_string(in[j].count) + " entries, " + std::to_string(expected) + " expected",
-                    __FILE__, __LINE__);
+        fail(peer + " sends " + std::to_string(in[j].count) + " entries, " + std::to_string(expected) + " expected");
       void* base = nullptr;
       DSPMV_CUDA_CHECK(cudaIpcOpenMemHandle(&base, in[j].buffer, cudaIpcMemLazyEnablePeerAccess));
-      peer_buffers_.push_back(base);
+      peer_buffers_.emplace_back(base);
       peer_slices_.push_back(static_cast<const V*>(base) + in[j].offset);
-      senders_packed_.push_back(nullptr);
-      DSPMV_CUDA_CHECK(cudaIpcOpenEventHandle(&senders_packed_.back(), in[j].packed));
+      senders_packed_.push_back(open_event(in[j].packed));
     }
     for (std::size_t i = 0; i < n_receivers; ++i) {
-      receivers_pulled_.push_back(nullptr);
-      DSPMV_CUDA_CHECK(cudaIpcOpenEventHandle(&receivers_pulled_.back(), receivers_pulled[i]));
+      if (!receivers_pulled[i].ok) fail("rank " + std::to_string(pattern.send_ranks[i]) + " could not export its event");
+      receivers_pulled_.push_back(open_event(receivers_pulled[i].pulled));
     }
     tokens_out_.resize(n_receivers + n_senders);
-  }
-
-  ipc_transport(const ipc_transport&) = delete;
-  ipc_transport& operator=(const ipc_transport&) = delete;
-
-  ~ipc_transport() override {
-    for (void* p : peer_buffers_) cudaIpcCloseMemHandle(p);
-    for (cudaEvent_t e : senders_packed_) cudaEventDestroy(e);
-    for (cudaEvent_t e : receivers_pulled_) cudaEventDestroy(e);
-    cudaEventDestroy(packed_);
-    cudaEventDestroy(pulled_);
   }
 
   transport_kind kind() const override { return transport_kind::cuda_ipc; }
@@ -131,7 +150,7 @@ class ipc_transport final : public halo_transport<V> {
   void begin(cuda_stream_t stream) override {
     ++exchange_;
     if (pattern_.send_ranks.empty()) return;
-    DSPMV_CUDA_CHECK(cudaEventRecord(packed_, stream));
+    DSPMV_CUDA_CHECK(cudaEventRecord(packed_.get(), stream));
     for (std::size_t i = 0; i < pattern_.send_ranks.size(); ++i) notify(pattern_.send_ranks[i], tag_packed, i);
   }
 
@@ -139,15 +158,15 @@ class ipc_transport final : public halo_transport<V> {
     const std::size_t n_receivers = pattern_.send_ranks.size(), n_senders = pattern_.recv_ranks.size();
     for (std::size_t j = 0; j < n_senders; ++j) {
       await(pattern_.recv_ranks[j], tag_packed);
-      gpu::wait(stream, senders_packed_[j]);
+      gpu::wait(stream, senders_packed_[j].get());
       const auto count = static_cast<std::size_t>(pattern_.recv_offsets[j + 1] - pattern_.recv_offsets[j]);
       gpu::copy_async(recv_ + pattern_.recv_offsets[j], peer_slices_[j], count * sizeof(V), stream);
     }
-    if (n_senders > 0) DSPMV_CUDA_CHECK(cudaEventRecord(pulled_, stream));
+    if (n_senders > 0) DSPMV_CUDA_CHECK(cudaEventRecord(pulled_.get(), stream));
     for (std::size_t j = 0; j < n_senders; ++j) notify(pattern_.recv_ranks[j], tag_pulled, n_receivers + j);
     for (std::size_t i = 0; i < n_receivers; ++i) {
       await(pattern_.send_ranks[i], tag_pulled);
-      gpu::wait(stream, receivers_pulled_[i]);
+      gpu::wait(stream, receivers_pulled_[i].get());
     }
     wait_all(requests_);
   }
@@ -165,18 +184,17 @@ class ipc_transport final : public halo_transport<V> {
     std::int64_t token = -1;
     DSPMV_MPI_CHECK(MPI_Recv(&token, 1, MPI_INT64_T, peer, tag, comm_, MPI_STATUS_IGNORE));
     if (token != exchange_)
-      throw error("cuda-ipc transport: rank " + std::to_string(peer) + " is at exchange " + std::to_string(token) +
-                      ", this rank at " + std::to_string(exchange_) + " (the ranks must apply the same matrix together)",
-                  __FILE__, __LINE__);
+      fail("rank " + std::to_string(peer) + " is at exchange " + std::to_string(token) + ", this rank at " +
+           std::to_string(exchange_) + " (the ranks must apply the same matrix together)");
   }
 
   MPI_Comm comm_;
   halo_pattern pattern_;
   V* recv_;
-  cudaEvent_t packed_ = nullptr, pulled_ = nullptr;
-  std::vector<void*> peer_buffers_;
+  gpu::event_ptr packed_, pulled_;
+  std::vector<mapped_ptr> peer_buffers_;
   std::vector<const V*> peer_slices_;
-  std::vector<cudaEvent_t> senders_packed_, receivers_pulled_;
+  std::vector<gpu::event_ptr> senders_packed_, receivers_pulled_;
   std::int64_t exchange_ = 0;
   std::vector<std::int64_t> tokens_out_;  ///< the messages in flight, one per neighbour and direction
   std::vector<MPI_Request> requests_;
