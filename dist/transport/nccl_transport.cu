@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <exception>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -37,33 +38,46 @@ using shared_comm = std::shared_ptr<ncclComm>;
 /// The NCCL communicator over `comm`'s processes on this process's current GPU: reused while a
 /// matrix still holds one for the same world ranks and GPU, created otherwise. Collective: the
 /// ranks agree (one Allreduce) whether every one of them can reuse its cached communicator, so a
-/// rank whose matrices are all gone makes the others create a fresh one too.
+/// rank whose matrices are all gone makes the others create a fresh one too. A rank that fails
+/// before a collective here still joins it, with a flag, so that no other rank waits in it.
 shared_comm nccl_comm_for(MPI_Comm comm) {
   static std::mutex mutex;
   static std::map<std::pair<std::vector<int>, int>, std::weak_ptr<ncclComm>> cache;
-  MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
-  DSPMV_MPI_CHECK(MPI_Comm_group(comm, &group));
-  DSPMV_MPI_CHECK(MPI_Comm_group(MPI_COMM_WORLD, &world));
-  const int size = comm_size(comm);
-  std::vector<int> ranks(size), world_ranks(size);
-  for (int r = 0; r < size; ++r) ranks[r] = r;
-  DSPMV_MPI_CHECK(MPI_Group_translate_ranks(group, size, ranks.data(), world, world_ranks.data()));
-  MPI_Group_free(&group);
-  MPI_Group_free(&world);
-  int device = 0;
-  DSPMV_CUDA_CHECK(cudaGetDevice(&device));
-  const auto key = std::make_pair(std::move(world_ranks), device);
+  std::exception_ptr failure;
+  std::pair<std::vector<int>, int> key;
+  try {
+    MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
+    DSPMV_MPI_CHECK(MPI_Comm_group(comm, &group));
+    DSPMV_MPI_CHECK(MPI_Comm_group(MPI_COMM_WORLD, &world));
+    const int size = comm_size(comm);
+    std::vector<int> ranks(size), world_ranks(size);
+    for (int r = 0; r < size; ++r) ranks[r] = r;
+    DSPMV_MPI_CHECK(MPI_Group_translate_ranks(group, size, ranks.data(), world, world_ranks.data()));
+    MPI_Group_free(&group);
+    MPI_Group_free(&world);
+    int device = 0;
+    DSPMV_CUDA_CHECK(cudaGetDevice(&device));
+    key = std::make_pair(std::move(world_ranks), device);
+  } catch (...) {
+    failure = std::current_exception();
+  }
 
   std::lock_guard<std::mutex> lock(mutex);
-  shared_comm found = cache[key].lock();
-  int everyone_has = found ? 1 : 0;
-  DSPMV_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &everyone_has, 1, MPI_INT, MPI_MIN, comm));
-  if (everyone_has) return found;
-  ncclUniqueId id{};
-  if (comm_rank(comm) == 0) DSPMV_NCCL_CHECK(ncclGetUniqueId(&id));
-  DSPMV_MPI_CHECK(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, comm));
+  shared_comm found = failure ? nullptr : cache[key].lock();
+  int agreed[2] = {found ? 1 : 0, failure ? 0 : 1};  // every rank has one; every rank got this far
+  DSPMV_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, agreed, 2, MPI_INT, MPI_MIN, comm));
+  if (failure) std::rethrow_exception(failure);
+  if (!agreed[1]) throw error("NCCL communicator: another rank failed before creating it", __FILE__, __LINE__);
+  if (agreed[0]) return found;
+  struct {
+    ncclUniqueId id;
+    int ok;
+  } root{};
+  if (comm_rank(comm) == 0) root.ok = ncclGetUniqueId(&root.id) == ncclSuccess;
+  DSPMV_MPI_CHECK(MPI_Bcast(&root, sizeof root, MPI_BYTE, 0, comm));
+  if (!root.ok) throw error("NCCL communicator: ncclGetUniqueId failed on rank 0", __FILE__, __LINE__);
   ncclComm_t raw = nullptr;
-  DSPMV_NCCL_CHECK(ncclCommInitRank(&raw, size, id, comm_rank(comm)));
+  DSPMV_NCCL_CHECK(ncclCommInitRank(&raw, comm_size(comm), root.id, comm_rank(comm)));
   shared_comm made(raw, [](ncclComm_t c) { ncclCommDestroy(c); });
   cache[key] = made;
   return made;
