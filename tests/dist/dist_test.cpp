@@ -14,6 +14,7 @@
 #include "dist/distributed_matrix.hpp"
 #include "dist/diagnostics.hpp"
 #include "dist/setup/mpi_util.hpp"
+#include "dist/transport/transport.hpp"
 #include "distspmv/config.hpp"
 #include "io/matrix_market.hpp"
 #include "io/matrix_source.hpp"
@@ -296,6 +297,37 @@ TEST(Distributed, BadRowsOnOneRankFailOnEveryRank) {
                                                       host_options(partitioner::block)),
                  bad_input);
   }
+}
+
+TEST(Distributed, TransportChoiceFollowsThePlacement) {
+  using dist::choose_transport;
+  using dist::transport_context;
+  transport_context c;
+  c.where = backend::cuda;
+  c.ranks = 4;
+  c.nccl_compiled = true;
+  EXPECT_EQ(choose_transport(transport_kind::automatic, c).kind, transport_kind::nccl);
+  EXPECT_EQ(choose_transport(transport_kind::cuda_ipc, c).kind, transport_kind::cuda_ipc);
+  c.gpu_shared = true;  // NCCL refuses two ranks on one GPU; CUDA IPC does not
+  EXPECT_EQ(choose_transport(transport_kind::automatic, c).kind, transport_kind::mpi_staged);
+  EXPECT_THROW(choose_transport(transport_kind::nccl, c), bad_input);
+  EXPECT_EQ(choose_transport(transport_kind::cuda_ipc, c).kind, transport_kind::cuda_ipc);
+  c.mpi_cuda_aware = true;
+  EXPECT_EQ(choose_transport(transport_kind::automatic, c).kind, transport_kind::mpi_cuda);
+  c.gpu_shared = false;
+  c.single_node = false;  // CUDA IPC reaches one node only
+  try {
+    choose_transport(transport_kind::cuda_ipc, c);
+    ADD_FAILURE() << "cuda-ipc across hosts was accepted";
+  } catch (const bad_input& e) {
+    EXPECT_NE(std::string(e.what()).find("several hosts"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(choose_transport(transport_kind::automatic, c).kind, transport_kind::nccl);
+  c.ranks = 1;
+  EXPECT_EQ(choose_transport(transport_kind::automatic, c).kind, transport_kind::mpi_staged);
+  c.where = backend::host;
+  EXPECT_EQ(choose_transport(transport_kind::automatic, c).kind, transport_kind::mpi_host);
+  EXPECT_THROW(choose_transport(transport_kind::cuda_ipc, c), bad_input);
 }
 
 TEST(Distributed, TransportRequestsTheBackendCannotServeAreRefused) {
