@@ -25,19 +25,26 @@ index_type hyb_width(const std::vector<offset_type>& lengths, int t) {
 
 }  // namespace
 
-int threads_per_row_for(double mean_row_length) {
+int threads_per_row_for(double mean_row_length, double ell_padding) {
   int t = 1;
   while (t < 8 && mean_row_length >= 12.0 * t) t *= 2;
+  if (t >= 2 && t < 8 && ell_padding >= 2.0) t *= 2;
   return t;
 }
 
 template <typename V>
 ellr_matrix<V> build(const csr_matrix<V, index_type>& a, const ellr_params& params) {
   validate_csr(a, "ellr::build", /*allow_nonfinite=*/true);
-  const int t = params.threads_per_row > 0 ? params.threads_per_row
-                                           : threads_per_row_for(a.rows > 0 ? static_cast<double>(a.nnz()) /
-                                                                                   static_cast<double>(a.rows)
-                                                                             : 0.0);
+  std::vector<offset_type> lengths(static_cast<std::size_t>(a.rows));
+  offset_type max_len = 0;
+  for (global_index_type r = 0; r < a.rows; ++r) {
+    lengths[r] = a.row_length(r);
+    max_len = std::max(max_len, lengths[r]);
+  }
+  const double rows = static_cast<double>(a.rows), nnz = static_cast<double>(a.nnz());
+  const int t = params.threads_per_row > 0
+                    ? params.threads_per_row
+                    : threads_per_row_for(a.rows > 0 ? nnz / rows : 0.0, nnz > 0 ? rows * max_len / nnz : 1.0);
   if (t != 1 && t != 2 && t != 4 && t != 8)
     DSPMV_BAD_INPUT("ellr::build", "threads_per_row", std::to_string(t) + " is not one of 1, 2, 4, 8");
 
@@ -48,13 +55,6 @@ ellr_matrix<V> build(const csr_matrix<V, index_type>& a, const ellr_params& para
   m.params = params;
   m.threads_per_row = t;
   m.rows_padded = round_up(a.rows, warp);
-
-  std::vector<offset_type> lengths(static_cast<std::size_t>(a.rows));
-  offset_type max_len = 0;
-  for (global_index_type r = 0; r < a.rows; ++r) {
-    lengths[r] = a.row_length(r);
-    max_len = std::max(max_len, lengths[r]);
-  }
   // Plain ELL unless its padding is both relatively and absolutely large.
   const offset_type full_width = round_up(max_len, t);
   const double full_entries = static_cast<double>(m.rows_padded) * static_cast<double>(full_width);
@@ -111,7 +111,7 @@ ellr_matrix<V> build(const csr_matrix<V, index_type>& a, const ellr_params& para
     m.stats.n_iter += (m.tail_ptr[i + 1] - m.tail_ptr[i] + warp - 1) / warp;
   m.stats.n_p = m.stats.n_iter * warp - m.nnz;
   m.stats.params = "T=" + std::to_string(t) + " K=" + std::to_string(m.width) +
-                   (params.threads_per_row > 0 ? "" : " (T from mean row length)");
+                   (params.threads_per_row > 0 ? "" : " (T from mean row length and padding)");
   if (!m.tail_rows.empty())
     m.stats.params += " tail_rows=" + std::to_string(m.tail_rows.size()) + " tail_nnz=" + std::to_string(tail_nnz);
   return m;

@@ -131,6 +131,10 @@ TEST(EllrBuild, ThreadsPerRowRule) {
   EXPECT_EQ(ellr::threads_per_row_for(27.0), 4);  // 27-point stencil
   EXPECT_EQ(ellr::threads_per_row_for(47.9), 4);
   EXPECT_EQ(ellr::threads_per_row_for(500.0), 8);
+  EXPECT_EQ(ellr::threads_per_row_for(14.3, 2.24), 4);  // cage11: uneven rows, one doubling more
+  EXPECT_EQ(ellr::threads_per_row_for(14.3, 1.9), 2);
+  EXPECT_EQ(ellr::threads_per_row_for(7.0, 3.0), 1);    // short rows keep a thread each
+  EXPECT_EQ(ellr::threads_per_row_for(500.0, 3.0), 8);  // 8 stays the cap
   const auto m = ellr::build(picture(), ellr::ellr_params{});  // mean 2.75
   EXPECT_EQ(m.threads_per_row, 1);
 }
