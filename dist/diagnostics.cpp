@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <set>
 #include <utility>
 
@@ -74,6 +75,11 @@ bool gpu_shared(const std::vector<rank_placement>& placement) {
   for (const auto& p : placement)
     if (p.device >= 0 && !seen.insert({p.host, p.gpu}).second) return true;
   return false;
+}
+
+bool single_host(const std::vector<rank_placement>& placement) {
+  return std::all_of(placement.begin(), placement.end(),
+                     [&](const rank_placement& p) { return p.host == placement.front().host; });
 }
 
 mpi_facts query_mpi() {

@@ -43,6 +43,9 @@ std::vector<rank_placement> gather_placement(MPI_Comm comm, int device);
 /// True when two ranks of one host use the same GPU.
 bool gpu_shared(const std::vector<rank_placement>& placement);
 
+/// True when every rank runs on the same host.
+bool single_host(const std::vector<rank_placement>& placement);
+
 mpi_facts query_mpi();
 
 }  // namespace distspmv::dist

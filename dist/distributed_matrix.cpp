@@ -241,8 +241,7 @@ void distributed_matrix<V>::impl::choose_and_make_transport() {
   context.where = options.where;
   context.ranks = ranks;
   context.gpu_shared = gpu_shared(placement);
-  context.single_node = std::all_of(placement.begin(), placement.end(),
-                                    [&](const rank_placement& p) { return p.host == placement.front().host; });
+  context.single_node = single_host(placement);
   context.nccl_compiled = DISTSPMV_HAVE_NCCL;
   context.mpi_cuda_aware = mpi.cuda_aware;
   collective_try(comm, [&] { choice = choose_transport(options.transport, context); });
