@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace distspmv::app {
 
@@ -23,8 +24,19 @@ struct run_options {
   std::string json;
 };
 
-/// The main command: the distributed run (any number of ranks), or with --format all / --tune
-/// the single-rank format benchmark.
+/// `--format a,b,c`: the named formats as a benchmark (like `all`, on one rank).
+inline bool is_format_list(const std::string& format) { return format.find(',') != std::string::npos; }
+inline std::vector<std::string> split_format_list(const std::string& format) {
+  std::vector<std::string> names;
+  std::string::size_type start = 0;
+  for (std::string::size_type comma; (comma = format.find(',', start)) != std::string::npos; start = comma + 1)
+    names.push_back(format.substr(start, comma - start));
+  names.push_back(format.substr(start));
+  return names;
+}
+
+/// The main command: the distributed run (any number of ranks), or with --format all, a format
+/// list or --tune the single-rank format benchmark.
 int run_spmv(const run_options& options);
 
 /// The distributed run: partition, overlapped apply, report (run_distributed.cpp).

@@ -17,7 +17,8 @@ namespace {
 
 std::string format_help() {
   std::string s = "storage format of the local block: auto (chosen from row statistics; --tune times the "
-                  "candidates), all (every format, as a benchmark), or one of:";
+                  "candidates), all (every format, as a benchmark), a comma-separated list (those formats, as a "
+                  "benchmark), or one of:";
   for (const auto& f : distspmv::registered_formats())
     s += "\n    " + f.name + std::string(18 - std::min<std::size_t>(17, f.name.size()), ' ') + f.description +
          (f.host ? "" : " [cuda only]");

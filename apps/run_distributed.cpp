@@ -343,10 +343,10 @@ int run_distributed(const run_options& o) {
 }
 
 int run_spmv(const run_options& o) {
-  if (o.format == "all" || o.tune) {
+  if (o.format == "all" || is_format_list(o.format) || o.tune) {
     dist::collective_try(MPI_COMM_WORLD, [&] {
       if (comm_size(MPI_COMM_WORLD) > 1)
-        DSPMV_BAD_INPUT(o.format == "all" ? "--format all" : "--tune", "",
+        DSPMV_BAD_INPUT(o.tune ? std::string("--tune") : "--format " + o.format, "",
                         "is the single-rank format benchmark; run it with one rank");
     });
     return run_format_bench(o);

@@ -164,6 +164,12 @@ int run_typed(const run_options& o) {
     auto_pick = select_format(rs, where).format;
     for (const auto& f : registered_formats())
       if (where == backend::host ? f.host : f.cuda) formats.push_back({f.name, "--format all"});
+  } else if (is_format_list(o.format)) {
+    auto_pick = select_format(rs, where).format;
+    for (const auto& name : split_format_list(o.format)) {
+      find_format(name);  // unknown names fail here, before any work
+      formats.push_back({name, "--format " + o.format});
+    }
   } else if (o.format == "auto" && o.tune) {
     formats.push_back(tune_format(a, where, o.seed));
   } else if (o.format == "auto") {
@@ -199,7 +205,7 @@ int run_typed(const run_options& o) {
         r.format = "csr";
         r.reason = reason + "; but " + name + " declined (" + e.problem() + "), so csr";
         op = make_operator<V>("csr", a, where);
-      } else if (o.format != "all") {
+      } else if (o.format != "all" && !is_format_list(o.format)) {
         throw;
       } else {
         r.failure = e.problem();  // e.g. HDIA with many diagonals, under --format all

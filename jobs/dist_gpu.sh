@@ -16,6 +16,7 @@ LOG="$OUT/logs"       # the device tool returns at most 8 files: logs travel as 
 mkdir -p "$LOG"
 export DISTSPMV_MATRICES=${DISTSPMV_MATRICES:-$PWD/.device-data/matrices}
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export GTEST_COLOR=no   # the pass counts below are grepped from the logs
 [ -f .device-data/REVISION ] && export DISTSPMV_GIT_REVISION=$(cat .device-data/REVISION)
 BUILD=${BUILD:-build-gpu}
 GPUS=${GPUS:-$(nvidia-smi -L 2>/dev/null | wc -l)}
@@ -28,7 +29,7 @@ bin="$BUILD/apps/distspmv"
 # One rank per GPU, every rank seeing every GPU (the program picks local_rank % GPUs).
 # MPI_TIMEOUT (seconds, default 300) ends a run that hangs, so that one hang cannot eat a device call.
 mpi() { local n=$1; shift; timeout "${MPI_TIMEOUT:-300}" mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$n" \
-          -x NCCL_NVLS_ENABLE -x DISTSPMV_MATRICES -x DISTSPMV_TEST_BACKEND -x DISTSPMV_TEST_TRANSPORT "$@"; }
+          -x NCCL_NVLS_ENABLE -x GTEST_COLOR -x DISTSPMV_MATRICES -x DISTSPMV_TEST_BACKEND -x DISTSPMV_TEST_TRANSPORT "$@"; }
 sweep() { local g=1; while [ "$g" -le "$GPUS" ]; do echo "$g"; g=$((g * 2)); done; }
 TEST_NP=${TEST_NP:-$(sweep)}   # rank counts of the correctness tests
 

@@ -6,7 +6,9 @@
 #   jobs/gpu_check.sh [build] [tests] [sanitize] [bench] [bench-quick]     (default: all but bench-quick)
 #
 # Real matrices are read from $DISTSPMV_MATRICES (default .device-data/matrices, a copy of
-# ../shared/matrices carried to the machine).
+# ../shared/matrices carried to the machine). Knobs: BUILD_TARGETS (default all), TEST_FILTER and
+# SANITIZE_FILTER (gtest filters of the formats test), BENCH_MATRICES, BENCH_FORMATS (default all;
+# a comma-separated list times just those), BENCH_ITERS, PRECISIONS.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-jobs/results/local}
@@ -27,7 +29,7 @@ if has build; then
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDISTSPMV_ENABLE_CUDA=ON \
         -DCMAKE_CUDA_ARCHITECTURES=90 >"$OUT/configure.log" 2>&1 || { tail -40 "$OUT/configure.log"; exit 1; }
   grep -E "^-- (distspmv|  )" "$OUT/configure.log" | head -20
-  cmake --build "$BUILD" -j "$(nproc)" >"$OUT/build.log" 2>&1 || { grep -E "error|FAILED" -A3 "$OUT/build.log" | head -60; exit 1; }
+  cmake --build "$BUILD" -j "$(nproc)" ${BUILD_TARGETS:+--target $BUILD_TARGETS} >"$OUT/build.log" 2>&1 || { grep -E "error|FAILED" -A3 "$OUT/build.log" | head -60; exit 1; }
   nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 fi
 
@@ -45,7 +47,7 @@ fi
 if has sanitize; then
   echo "=== compute-sanitizer memcheck (edge cases, every CUDA format)"
   compute-sanitizer --tool memcheck --error-exitcode 9 --print-limit 20 \
-    "$BUILD/tests/local_kernels/local_kernels_formats_test" --gtest_filter='Cuda/*EdgeCases*' \
+    "$BUILD/tests/local_kernels/local_kernels_formats_test" --gtest_filter="${SANITIZE_FILTER:-Cuda/*EdgeCases*}" \
     >"$OUT/memcheck.log" 2>&1 || status=1
   grep -E "ERROR SUMMARY|PASSED|FAILED" "$OUT/memcheck.log" | tail -5
 fi
@@ -63,7 +65,7 @@ if has bench || has bench-quick; then
   for m in "${bench_set[@]}"; do
     for p in $PRECISIONS; do
       name=$(basename "$m" | sed 's/[^A-Za-z0-9._-]/_/g')_$p
-      "$BUILD/apps/distspmv" "$m" --format all --backend cuda --precision "$p" --iters "$BENCH_ITERS" --check \
+      "$BUILD/apps/distspmv" "$m" --format "${BENCH_FORMATS:-all}" --backend cuda --precision "$p" --iters "$BENCH_ITERS" --check \
         --json "$OUT/bench/$name.json" >"$OUT/bench/$name.log" 2>&1 || { status=1; echo "FAILED: $m $p"; tail -5 "$OUT/bench/$name.log"; }
     done
   done

@@ -55,6 +55,8 @@ const std::vector<entry>& table() {
                            csr_variant("csr-vector", csr::kernel::vector)));
     t.push_back(make_entry({"csr-merge", "csr", true, true, "CSR, merge path: rows + nnz split evenly over threads"},
                            csr_variant("csr-merge", csr::kernel::merge)));
+    t.push_back(make_entry({"csr-split", "csr", true, true, "CSR, nonzeros split into even tiles (cuSPARSE's split)"},
+                           csr_variant("csr-split", csr::kernel::split)));
     // ---- ELLR-T / PELLR (seeds 001, 000) ----
     auto ellr_variant = [](const char* name, int threads_per_row) {
       return [name, threads_per_row](const auto& a, backend b) {

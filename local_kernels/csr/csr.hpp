@@ -4,7 +4,7 @@
 //   col_idx  [nnz]       int32 local columns  sorted within a row
 //   values   [nnz]
 //
-// Four CUDA kernels share these arrays (seeds 000, 001, 004 discuss the first three):
+// Five CUDA kernels share these arrays (seeds 000, 001, 004 discuss the first three):
 //   scalar    one thread per row; good only for very short, even rows
 //   vector    a sub-warp of T = 2..32 threads per row, T from the mean row length
 //   adaptive  rows grouped into blocks of about equal nnz (CSR-Adaptive): blocks of many short
@@ -15,9 +15,13 @@
 //             row_ptr[1..rows] and 0..nnz-1 (merge_path.hpp), so neither long nor empty rows
 //             unbalance it. A row split between blocks is finished by a second, small kernel
 //             that adds the blocks' carry-outs in block order (deterministic, no atomics).
-// The adaptive kernel's row blocks and the merge kernel's block start coordinates are computed on
-// the host at build time (row_blocks; merge_rows and merge_nnz), and so is whether the adaptive
-// kernel streams the matrix past the L2 cache (stream_matrix).
+//   split     the nonzeros alone split into equal tiles, one per thread block (the even nnz split
+//             of cuSPARSE's CSR kernel): every block gathers the same number of x entries, a long
+//             row spreads over many blocks, and a block owns the rows that end in its tile. The
+//             row left open at a tile's end is finished by the merge kernel's fix-up.
+// The adaptive kernel's row blocks and the merge and split kernels' tiles (each tile's first row and
+// nonzero: tile_rows, tile_nnz) are computed on the host at build time, and so is whether the
+// adaptive and split kernels stream the matrix past the L2 cache (stream_matrix).
 #pragma once
 
 #include <vector>
@@ -27,7 +31,7 @@
 
 namespace distspmv::csr {
 
-enum class kernel { scalar, vector, adaptive, merge };
+enum class kernel { scalar, vector, adaptive, merge, split };
 
 /// merge kernel: threads per block and merge items (row ends + nonzeros) per thread; the host
 /// partition (csr_build.cpp) and the kernel (csr_cuda.cu) both use these. Untuned: the kernel
@@ -38,6 +42,13 @@ constexpr int merge_items_per_thread = sizeof(ValueType) > 4 ? 7 : 9;
 /// Merge items of one thread block.
 template <typename ValueType>
 constexpr offset_type merge_items_per_block = offset_type{merge_block_threads} * merge_items_per_thread<ValueType>;
+
+/// split kernel: threads per block and nonzeros per thread (a tile = one block's nonzeros); the
+/// host partition (csr_build.cpp) and the kernel (csr_cuda.cu) both use these. H100: 4 and 12
+/// items per thread measured within 1% of 8 on rmat:22:16, 4 was 5-8% slower on lognormal.
+constexpr int split_block_threads = 256;
+constexpr int split_items_per_thread = 8;
+constexpr offset_type split_tile_nnz = offset_type{split_block_threads} * split_items_per_thread;
 
 struct csr_params {
   kernel algorithm = kernel::adaptive;
@@ -56,16 +67,17 @@ struct csr_format_matrix {
   std::vector<ValueType> values;
   /// adaptive: first row of each row block, plus rows at the end (empty for other kernels)
   std::vector<index_type> row_blocks;
-  /// adaptive: load the matrix and store y with evict-first hints so that x keeps the L2 cache;
-  /// set where a row block's gathers from x span more than stream_span_bytes on average
+  /// adaptive and split: load the matrix and store y with evict-first hints so that x keeps the L2
+  /// cache; set where a block's gathers from x span more than stream_span_bytes on average
   bool stream_matrix = false;
-  /// merge: merge-path coordinates (rows consumed, nonzeros consumed) where each thread block
-  /// starts, plus the end (rows, nnz); empty for other kernels (partition_merge_path)
-  std::vector<index_type> merge_rows;
-  std::vector<offset_type> merge_nnz;
-  /// merge: one carry-out per thread block, written by the kernel and read by its fix-up on the
-  /// same stream (zeros here; the view's copy is the scratch)
-  std::vector<ValueType> merge_carry;
+  /// merge and split: where each thread block's tile starts, as (rows before it, nonzeros before
+  /// it), plus the end (rows, nnz); empty for other kernels (partition_merge_path,
+  /// partition_nnz). A tile's rows are those from its start up to the next tile's start.
+  std::vector<index_type> tile_rows;
+  std::vector<offset_type> tile_nnz;
+  /// merge and split: one carry-out per thread block, written by the kernel and read by its fix-up
+  /// on the same stream (zeros here; the view's copy is the scratch)
+  std::vector<ValueType> tile_carry;
   csr_params params;
   format_stats stats;
 };
@@ -81,10 +93,10 @@ struct csr_view {
   const index_type* row_blocks = nullptr;
   global_index_type n_row_blocks = 0;
   bool stream_matrix = false;
-  const index_type* merge_rows = nullptr;
-  const offset_type* merge_nnz = nullptr;
-  ValueType* merge_carry = nullptr;  ///< the one array a kernel writes (see traits::view_of)
-  global_index_type n_merge_blocks = 0;
+  const index_type* tile_rows = nullptr;
+  const offset_type* tile_nnz = nullptr;
+  ValueType* tile_carry = nullptr;  ///< the one array a kernel writes (see traits::view_of)
+  global_index_type n_tiles = 0;
   kernel algorithm = kernel::adaptive;
   int threads_per_row = 1;
 };
@@ -120,6 +132,13 @@ struct merge_partition {
 };
 merge_partition partition_merge_path(const std::vector<offset_type>& row_ptr, offset_type items_per_block);
 
+/// Even split of the nonzeros: tile b holds nonzeros [b * tile_nnz, (b + 1) * tile_nnz) (the last
+/// one fewer) and owns the rows that end in it, i.e. rows[b] = the rows ending at or before
+/// b * tile_nnz (0 for b = 0, so leading empty rows go to tile 0), and rows.back() = all rows
+/// (trailing empty rows go to the last tile). At least one tile, also without nonzeros. The same
+/// coordinates as a merge partition, so that both kernels share the carry fix-up.
+merge_partition partition_nnz(const std::vector<offset_type>& row_ptr, offset_type tile_nnz);
+
 /// adaptive kernel: the mean span of x that one row block gathers from (largest minus smallest
 /// column, weighted by the block's nonzeros, in bytes of V) above which the matrix is streamed.
 /// H100: rmat:22:16 spans megabytes and gains 5-6% from streaming; the lognormal bench (band
@@ -151,13 +170,13 @@ struct traits {
     v.row_blocks = map(m.row_blocks);
     v.n_row_blocks = m.row_blocks.empty() ? 0 : static_cast<global_index_type>(m.row_blocks.size()) - 1;
     v.stream_matrix = m.stream_matrix;
-    v.merge_rows = map(m.merge_rows);
-    v.merge_nnz = map(m.merge_nnz);
+    v.tile_rows = map(m.tile_rows);
+    v.tile_nnz = map(m.tile_nnz);
     // map hands out const pointers (data() of the operator's own vector, or its device copy: neither
     // is a const object). The merge kernel's carry-outs are scratch that apply() writes, so one
     // operator must not be applied on two streams at once (dist/ applies each on one stream).
-    v.merge_carry = const_cast<V*>(map(m.merge_carry));
-    v.n_merge_blocks = m.merge_rows.empty() ? 0 : static_cast<global_index_type>(m.merge_rows.size()) - 1;
+    v.tile_carry = const_cast<V*>(map(m.tile_carry));
+    v.n_tiles = m.tile_rows.empty() ? 0 : static_cast<global_index_type>(m.tile_rows.size()) - 1;
     v.algorithm = m.params.algorithm;
     v.threads_per_row = m.params.threads_per_row;
     return v;

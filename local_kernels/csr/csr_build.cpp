@@ -1,6 +1,6 @@
 // Builds the CSR kernels' data: the vector kernel's threads per row, the adaptive kernel's
-// row blocks (rows grouped so that each block's nonzeros fit the shared-memory stage) and the
-// merge kernel's partition of the merge path into thread blocks.
+// row blocks (rows grouped so that each block's nonzeros fit the shared-memory stage), the merge
+// kernel's partition of the merge path into thread blocks and the split kernel's nonzero tiles.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -54,6 +54,37 @@ merge_partition partition_merge_path(const std::vector<offset_type>& row_ptr, of
   return p;
 }
 
+merge_partition partition_nnz(const std::vector<offset_type>& row_ptr, offset_type tile_nnz) {
+  const offset_type rows = static_cast<offset_type>(row_ptr.size()) - 1;
+  const offset_type nnz = row_ptr.back();
+  const offset_type tiles = std::max<offset_type>(1, (nnz + tile_nnz - 1) / tile_nnz);
+  // Rows ending at or before nonzero k (row_ptr[1..rows] is sorted).
+  auto rows_ending_by = [&](offset_type k) {
+    return static_cast<offset_type>(std::upper_bound(row_ptr.begin() + 1, row_ptr.end(), k) - (row_ptr.begin() + 1));
+  };
+  // A tile's block loops over its rows, so runs of empty rows are cut into extra tiles of at most
+  // this many rows. Such a tile starts at (i, row_ptr[i]): rows before i end by then, and the part
+  // of row i before it is empty, so it carries nothing.
+  const offset_type max_rows = 2 * tile_nnz;
+  merge_partition p;
+  p.rows.reserve(static_cast<std::size_t>(tiles + 1));
+  p.nnz.reserve(static_cast<std::size_t>(tiles + 1));
+  offset_type owned_begin = 0;
+  for (offset_type b = 0; b < tiles; ++b) {
+    const offset_type owned_end = b + 1 == tiles ? rows : rows_ending_by((b + 1) * tile_nnz);
+    p.rows.push_back(static_cast<index_type>(owned_begin));
+    p.nnz.push_back(b * tile_nnz);
+    for (offset_type i = owned_begin + max_rows; i < owned_end; i += max_rows) {
+      p.rows.push_back(static_cast<index_type>(i));
+      p.nnz.push_back(row_ptr[i]);
+    }
+    owned_begin = owned_end;
+  }
+  p.rows.push_back(static_cast<index_type>(rows));
+  p.nnz.push_back(nnz);
+  return p;
+}
+
 template <typename V>
 csr_format_matrix<V> build(const csr_matrix<V, index_type>& a, const csr_params& params) {
   validate_csr(a, "csr::build", /*allow_nonfinite=*/true);
@@ -90,17 +121,20 @@ csr_format_matrix<V> build(const csr_matrix<V, index_type>& a, const csr_params&
     if (m.row_blocks.back() != a.rows) m.row_blocks.push_back(static_cast<index_type>(a.rows));
     m.stream_matrix = mean_gather_span(m.row_ptr, m.col_idx, m.row_blocks) * sizeof(V) > stream_span_bytes;
   }
-  if (params.algorithm == kernel::merge) {
-    auto p = partition_merge_path(a.row_ptr, merge_items_per_block<V>);
-    m.merge_rows = std::move(p.rows);
-    m.merge_nnz = std::move(p.nnz);
-    m.merge_carry.assign(m.merge_rows.size() - 1, V(0));
+  if (params.algorithm == kernel::merge || params.algorithm == kernel::split) {
+    auto p = params.algorithm == kernel::merge ? partition_merge_path(a.row_ptr, merge_items_per_block<V>)
+                                               : partition_nnz(a.row_ptr, split_tile_nnz);
+    m.tile_rows = std::move(p.rows);
+    m.tile_nnz = std::move(p.nnz);
+    m.tile_carry.assign(m.tile_rows.size() - 1, V(0));
   }
+  if (params.algorithm == kernel::split)
+    m.stream_matrix = mean_gather_span(m.row_ptr, m.col_idx, m.tile_rows) * sizeof(V) > stream_span_bytes;
 
   m.stats.stored_bytes = m.row_ptr.size() * sizeof(offset_type) + m.col_idx.size() * sizeof(index_type) +
                          m.values.size() * sizeof(V) + m.row_blocks.size() * sizeof(index_type) +
-                         m.merge_rows.size() * sizeof(index_type) + m.merge_nnz.size() * sizeof(offset_type) +
-                         m.merge_carry.size() * sizeof(V);
+                         m.tile_rows.size() * sizeof(index_type) + m.tile_nnz.size() * sizeof(offset_type) +
+                         m.tile_carry.size() * sizeof(V);
   m.stats.padding_ratio = 1.0;
   // N_iter: warp-synchronous iterations if one thread handled each row (eq. 1 of seed 000).
   for (global_index_type w = 0; w < a.rows; w += 32) {
@@ -110,14 +144,15 @@ csr_format_matrix<V> build(const csr_matrix<V, index_type>& a, const csr_params&
     m.stats.n_iter += longest;
   }
   m.stats.n_p = m.stats.n_iter * 32 - m.nnz;
-  const char* names[] = {"scalar", "vector", "adaptive", "merge"};
+  const char* names[] = {"scalar", "vector", "adaptive", "merge", "split"};
   m.stats.params = std::string("kernel=") + names[static_cast<int>(params.algorithm)] +
                    (params.algorithm == kernel::vector ? " T=" + std::to_string(m.params.threads_per_row) : "") +
-                   (params.algorithm == kernel::adaptive && m.stream_matrix ? " streamed" : "") +
+                   (m.stream_matrix ? " streamed" : "") +
                    (params.algorithm == kernel::merge
                         ? " items/thread=" + std::to_string(merge_items_per_thread<V>) + " blocks=" +
-                              std::to_string(m.merge_carry.size())
-                        : "");
+                              std::to_string(m.tile_carry.size())
+                        : "") +
+                   (params.algorithm == kernel::split ? " tiles=" + std::to_string(m.tile_carry.size()) : "");
   return m;
 }
 

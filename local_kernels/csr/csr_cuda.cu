@@ -1,5 +1,5 @@
-// CUDA CSR kernels: scalar, vector (sub-warp per row), adaptive (CSR-Adaptive style) and merge
-// (merge-path, Merrill & Garland SC16).
+// CUDA CSR kernels: scalar, vector (sub-warp per row), adaptive (CSR-Adaptive style), merge
+// (merge-path, Merrill & Garland SC16) and split (even nonzero tiles, cuSPARSE's split).
 //
 // Tuning constants (H100, double): see local_kernels/README.md for the measurements.
 #include <cuda_runtime.h>
@@ -18,6 +18,15 @@ constexpr int adaptive_stage = 2048;
 constexpr int adaptive_rows = 512;
 /// Rows up to this length are summed by one thread, longer ones by a warp (H100, rmat:22:16).
 constexpr int short_row = 8;
+/// split kernel: blocks per SM that its register budget must allow (__launch_bounds__). Where the
+/// matrix streams from DRAM (banded rows, lognormal bench), occupancy pays: in float the kernel
+/// took 37 registers, 6 blocks per SM (ncu: 72% occupancy, DRAM 55% busy) and ran 338 us against
+/// 320 us capped at 32 registers (double: 392 -> 384 us, 6 blocks). Where x's gathers keep the L2
+/// cache busy (rmat:22:16, the streamed variant) the cap cost 1-2%, so that variant has none (0:
+/// ptxas chooses, as without the second bound; 1 would let it take 56 registers). H100,
+/// local_kernels/README.md.
+template <typename V, bool Stream>
+constexpr int split_min_blocks = Stream ? 0 : sizeof(V) > 4 ? 6 : 8;
 /// Lanes that sum one queued (longer) row of an adaptive block.
 constexpr int long_row_lanes = 16;
 
@@ -25,6 +34,16 @@ template <typename V>
 __device__ __forceinline__ V finish(V alpha, V sum, V beta, const V* y, global_index_type r) {
   // beta == 0 overwrites y: never read it, so NaN there cannot leak.
   return beta == V(0) ? alpha * sum : alpha * sum + beta * y[r];
+}
+
+/// Matrix entries and y past the L2 cache where Stream (cache_hints.cuh), plain otherwise.
+template <bool Stream, typename T>
+__device__ __forceinline__ T load_matrix(const T* p) {
+  if constexpr (Stream) return cache::stream_load(p); else return *p;
+}
+template <bool Stream, typename V>
+__device__ __forceinline__ void store_y(V* p, V v) {
+  if constexpr (Stream) cache::stream_store(p, v); else *p = v;
 }
 
 template <typename V>
@@ -63,6 +82,31 @@ __device__ V block_sum(V v, V* scratch) {
   return v;
 }
 
+/// A row queued for a half-warp: its index relative to the block's first row, and its entries
+/// [lo, hi) in the shared stage, kept here so that the half-warps read nothing from global memory
+/// before summing (H100, lognormal bench: the second read of row_ptr stalled every queued row).
+struct queued_row {
+  index_type row;
+  int lo, hi;
+};
+
+/// Half-warps sum the queued rows from the stage, two rows per warp at a time (queued rows are
+/// mostly a few dozen entries long); the loop bound is uniform across each warp, so its shuffles
+/// see whole warps. Lane 0 of the half-warp hands (queued row, sum) to emit.
+template <int Threads, typename V, typename Emit>
+__device__ __forceinline__ void sum_queued_rows(const V* stage, const queued_row* queue, int n_queued, Emit emit) {
+  constexpr int per_warp = 32 / long_row_lanes;
+  const int group = threadIdx.x / long_row_lanes, lane = threadIdx.x % long_row_lanes;
+  for (int q0 = group - group % per_warp; q0 < n_queued; q0 += Threads / long_row_lanes) {
+    const int q = q0 + group % per_warp;
+    V sum = 0;
+    if (q < n_queued)
+      for (int k = queue[q].lo + lane; k < queue[q].hi; k += long_row_lanes) sum += stage[k];
+    for (int off = long_row_lanes / 2; off > 0; off /= 2) sum += __shfl_down_sync(0xffffffffu, sum, off, long_row_lanes);
+    if (lane == 0 && q < n_queued) emit(queue[q].row, sum);
+  }
+}
+
 // One thread block per row block (CSR-Adaptive, with the reduction split by row length).
 //  1. stage:  the block's products a_k * x[col_k] go to shared memory with coalesced loads,
 //             every thread issuing its loads before using any (several loads in flight);
@@ -75,15 +119,9 @@ __device__ V block_sum(V v, V* scratch) {
 template <typename V, bool Stream>
 __global__ void __launch_bounds__(block_threads) adaptive_kernel(csr_view<V> a, V alpha, const V* __restrict__ x, V beta,
                                                                  V* __restrict__ y) {
-  auto load_m = [](const auto* p) {
-    if constexpr (Stream) return cache::stream_load(p); else return *p;
-  };
-  auto store_y = [](V* p, V v) {
-    if constexpr (Stream) cache::stream_store(p, v); else *p = v;
-  };
   __shared__ V stage[adaptive_stage];
   __shared__ V scratch[block_threads / 32];
-  __shared__ index_type queue[adaptive_rows];
+  __shared__ queued_row queue[adaptive_rows];
   __shared__ int queued;
   const global_index_type first = a.row_blocks[blockIdx.x];
   const global_index_type last = a.row_blocks[blockIdx.x + 1];
@@ -97,8 +135,8 @@ __global__ void __launch_bounds__(block_threads) adaptive_kernel(csr_view<V> a, 
 #pragma unroll
     for (int j = 0; j < per_thread; ++j) {
       const int i = threadIdx.x + j * block_threads;
-      col[j] = i < n ? load_m(a.col_idx + begin + i) : 0;
-      val[j] = i < n ? load_m(a.values + begin + i) : V(0);
+      col[j] = i < n ? load_matrix<Stream>(a.col_idx + begin + i) : 0;
+      val[j] = i < n ? load_matrix<Stream>(a.values + begin + i) : V(0);
     }
 #pragma unroll
     for (int j = 0; j < per_thread; ++j) {
@@ -109,30 +147,18 @@ __global__ void __launch_bounds__(block_threads) adaptive_kernel(csr_view<V> a, 
     for (global_index_type r = first + threadIdx.x; r < last; r += block_threads) {
       const int lo = static_cast<int>(a.row_ptr[r] - begin), hi = static_cast<int>(a.row_ptr[r + 1] - begin);
       if (hi - lo > short_row) {
-        queue[atomicAdd(&queued, 1)] = static_cast<index_type>(r - first);
+        queue[atomicAdd(&queued, 1)] = {static_cast<index_type>(r - first), lo, hi};
         continue;
       }
       V sum = 0;
       for (int k = lo; k < hi; ++k) sum += stage[k];
-      store_y(y + r, finish(alpha, sum, beta, y, r));
+      store_y<Stream>(y + r, finish(alpha, sum, beta, y, r));
     }
     __syncthreads();
-    // Half-warps take the queued rows: two rows per warp at a time (queued rows are mostly a
-    // few dozen entries long, lognormal bench); the loop bound is uniform across the warp.
-    const int group = threadIdx.x / long_row_lanes, lane = threadIdx.x % long_row_lanes;
-    const int n_queued = queued;
-    for (int q0 = group - group % (32 / long_row_lanes); q0 < n_queued; q0 += block_threads / long_row_lanes) {
-      const int q = q0 + group % (32 / long_row_lanes);
-      V sum = 0;
-      global_index_type r = -1;
-      if (q < n_queued) {
-        r = first + queue[q];
-        const int lo = static_cast<int>(a.row_ptr[r] - begin), hi = static_cast<int>(a.row_ptr[r + 1] - begin);
-        for (int k = lo + lane; k < hi; k += long_row_lanes) sum += stage[k];
-      }
-      for (int off = long_row_lanes / 2; off > 0; off /= 2) sum += __shfl_down_sync(0xffffffffu, sum, off, long_row_lanes);
-      if (lane == 0 && r >= 0) store_y(y + r, finish(alpha, sum, beta, y, r));
-    }
+    sum_queued_rows<block_threads>(stage, queue, queued, [&](index_type q, V sum) {
+      const global_index_type r = first + q;
+      store_y<Stream>(y + r, finish(alpha, sum, beta, y, r));
+    });
   } else {
     // One long row: each thread keeps `unroll` independent loads in flight, since the chain
     // column -> x[column] is two dependent memory latencies (rmat:22:16's 98002-entry row took
@@ -144,17 +170,106 @@ __global__ void __launch_bounds__(block_threads) adaptive_kernel(csr_view<V> a, 
     for (; k + (unroll - 1) * block_threads < end; k += unroll * block_threads) {
       index_type c[unroll];
 #pragma unroll
-      for (int j = 0; j < unroll; ++j) c[j] = load_m(a.col_idx + k + j * block_threads);
+      for (int j = 0; j < unroll; ++j) c[j] = load_matrix<Stream>(a.col_idx + k + j * block_threads);
 #pragma unroll
-      for (int j = 0; j < unroll; ++j) part[j] += load_m(a.values + k + j * block_threads) * __ldg(x + c[j]);
+      for (int j = 0; j < unroll; ++j) part[j] += load_matrix<Stream>(a.values + k + j * block_threads) * __ldg(x + c[j]);
     }
-    for (; k < end; k += block_threads) part[0] += load_m(a.values + k) * __ldg(x + load_m(a.col_idx + k));
+    for (; k < end; k += block_threads) part[0] += load_matrix<Stream>(a.values + k) * __ldg(x + load_matrix<Stream>(a.col_idx + k));
     V sum = 0;
 #pragma unroll
     for (int j = 0; j < unroll; ++j) sum += part[j];
     sum = block_sum(sum, scratch);
-    if (threadIdx.x == 0) store_y(y + first, finish(alpha, sum, beta, y, first));
+    if (threadIdx.x == 0) store_y<Stream>(y + first, finish(alpha, sum, beta, y, first));
   }
+}
+
+// Even nonzero tiles (cuSPARSE's split; csr.hpp): thread block b multiplies the tile_nnz[b + 1] -
+// tile_nnz[b] <= split_tile_nnz nonzeros from tile_nnz[b] on, and owns rows tile_rows[b] ..
+// tile_rows[b + 1] - 1, the rows that end in its tile. Row tile_rows[b + 1] is left open: the part
+// of it in this tile goes to tile_carry[b], and carry_fixup_kernel adds it after the tile that
+// owns the row has written y (beta applied there, once).
+//  1. stage:  the tile's products go to shared memory with coalesced loads, every thread issuing its
+//             loads before using any; each thread also fetches the bounds of its first row;
+//  2. rows:   each row's part in the tile ([max(start, tile start), min(end, tile end))) is summed
+//             by one thread if it holds at most short_row entries, else queued for a half-warp
+//             (sum_queued_rows, as in adaptive_kernel);
+//  3. a tile inside one row (no row ends in it) sums all its products with the whole block.
+template <typename V, bool Stream>
+__global__ void __launch_bounds__(split_block_threads, split_min_blocks<V, Stream>)
+    split_kernel(csr_view<V> a, V alpha, const V* __restrict__ x, V beta, V* __restrict__ y) {
+  constexpr int items = split_items_per_thread;
+  constexpr int tile = static_cast<int>(split_tile_nnz);
+  __shared__ V stage[tile];
+  __shared__ V scratch[split_block_threads / 32];
+  __shared__ queued_row queue[tile / (short_row + 1) + 1];  // queued parts hold > short_row entries
+  __shared__ int queued;
+  const offset_type begin = a.tile_nnz[blockIdx.x];
+  const int n = static_cast<int>(a.tile_nnz[blockIdx.x + 1] - begin);
+  const global_index_type first = a.tile_rows[blockIdx.x];
+  const global_index_type open = a.tile_rows[blockIdx.x + 1];  // == rows in the last tile
+  const global_index_type last = open < a.rows ? open : a.rows - 1;  // last row touching the tile
+  const int t = threadIdx.x;
+
+  index_type col[items];
+  V val[items];
+#pragma unroll
+  for (int j = 0; j < items; ++j) {
+    const int i = t + j * split_block_threads;
+    col[j] = i < n ? load_matrix<Stream>(a.col_idx + begin + i) : 0;
+    val[j] = i < n ? load_matrix<Stream>(a.values + begin + i) : V(0);
+  }
+
+  if (first == open) {  // 3. no row ends here: the whole tile belongs to the open row
+    V sum = 0;
+#pragma unroll
+    for (int j = 0; j < items; ++j)
+      if (t + j * split_block_threads < n) sum += val[j] * __ldg(x + col[j]);
+    sum = block_sum(sum, scratch);
+    if (t == 0) a.tile_carry[blockIdx.x] = sum;
+    return;
+  }
+
+  // 1. Stage, and this thread's first row's bounds, clipped to the tile (the open row's end to n).
+  if (t == 0) queued = 0;
+  global_index_type r = first + t;
+  offset_type row_begin = 0, row_end = 0;
+  if (r <= last) {
+    row_begin = a.row_ptr[r];
+    row_end = a.row_ptr[r + 1];
+  }
+#pragma unroll
+  for (int j = 0; j < items; ++j) {
+    const int i = t + j * split_block_threads;
+    if (i < n) stage[i] = val[j] * __ldg(x + col[j]);
+  }
+  __syncthreads();
+  const offset_type tile_end = begin + n;
+  auto clip = [&](offset_type k) { return static_cast<int>((k < begin ? begin : k > tile_end ? tile_end : k) - begin); };
+  // Writes row r's result, or the carry when r is the open row.
+  auto emit = [&](global_index_type row, V sum) {
+    if (row < open)
+      store_y<Stream>(y + row, finish(alpha, sum, beta, y, row));
+    else
+      a.tile_carry[blockIdx.x] = sum;
+  };
+
+  // 2. Rows of at most short_row entries here, one per thread; longer ones queued.
+  for (; r <= last; r += split_block_threads) {
+    if (r != first + t) {
+      row_begin = a.row_ptr[r];
+      row_end = a.row_ptr[r + 1];
+    }
+    const int lo = clip(row_begin), hi = clip(row_end);
+    if (hi - lo > short_row) {
+      queue[atomicAdd(&queued, 1)] = {static_cast<index_type>(r - first), lo, hi};
+      continue;
+    }
+    V sum = 0;
+    for (int k = lo; k < hi; ++k) sum += stage[k];
+    emit(r, sum);
+  }
+  __syncthreads();
+  sum_queued_rows<split_block_threads>(stage, queue, queued, [&](index_type q, V sum) { emit(first + q, sum); });
 }
 
 // Merge-path SpMV (Merrill & Garland, SC16): thread block b owns the merge items (row ends and
@@ -168,7 +283,7 @@ __global__ void __launch_bounds__(block_threads) adaptive_kernel(csr_view<V> a, 
 //  4. carries: a segmented scan over the threads (segment = a thread that completed a row) gives
 //              each thread what the threads before it left of its first completed row;
 //  5. write:   y of every row that ends in this block, coalesced, with beta applied here and only
-//              here. The open row's partial is the block's carry-out, added by merge_fixup_kernel.
+//              here. The open row's partial is the block's carry-out, added by carry_fixup_kernel.
 // The summation order depends only on the matrix, so results are deterministic.
 template <typename V>
 __global__ void __launch_bounds__(merge_block_threads) merge_kernel(csr_view<V> a, V alpha, const V* __restrict__ x,
@@ -189,10 +304,10 @@ __global__ void __launch_bounds__(merge_block_threads) merge_kernel(csr_view<V> 
   __shared__ V warp_carry[warps];
   __shared__ int warp_completed[warps];
 
-  const global_index_type first_row = a.merge_rows[blockIdx.x];
-  const offset_type first_nz = a.merge_nnz[blockIdx.x];
-  const int n_rows = static_cast<int>(a.merge_rows[blockIdx.x + 1] - first_row);  // rows that end here
-  const int n_nz = static_cast<int>(a.merge_nnz[blockIdx.x + 1] - first_nz);
+  const global_index_type first_row = a.tile_rows[blockIdx.x];
+  const offset_type first_nz = a.tile_nnz[blockIdx.x];
+  const int n_rows = static_cast<int>(a.tile_rows[blockIdx.x + 1] - first_row);  // rows that end here
+  const int n_nz = static_cast<int>(a.tile_nnz[blockIdx.x + 1] - first_nz);
   const int t = threadIdx.x;
 
   // 1. Stage, coalesced; x through the read-only path. Every row ending here ends within
@@ -269,7 +384,7 @@ __global__ void __launch_bounds__(merge_block_threads) merge_kernel(csr_view<V> 
   V carry_in = __shfl_up_sync(0xffffffffu, carry, 1);
   if (lane == 0) carry_in = before;
   if (row_end > row0) slot[row0].sum += carry_in;  // this thread's first completed row
-  if (t == merge_block_threads - 1) a.merge_carry[blockIdx.x] = carry;
+  if (t == merge_block_threads - 1) a.tile_carry[blockIdx.x] = carry;
   __syncthreads();
 
   // 5. y of the rows that end in this block.
@@ -277,21 +392,21 @@ __global__ void __launch_bounds__(merge_block_threads) merge_kernel(csr_view<V> 
     y[first_row + i] = finish(alpha, slot[i].sum, beta, y, first_row + i);
 }
 
-// Adds the carry-outs of merge_kernel's blocks to the rows left open at their ends, after the block
-// that completes the row has written its y (so beta was applied once). Consecutive blocks that end
+// Adds the carry-outs of merge_kernel's or split_kernel's blocks to the rows left open at their ends,
+// after the block that completes the row has written its y (so beta was applied once). Consecutive blocks that end
 // in the same row (a row spanning several blocks) form a run; the run's first block sums the run's
 // carries in block order and updates y once: deterministic, no atomics.
 template <typename V>
-__global__ void __launch_bounds__(block_threads) merge_fixup_kernel(csr_view<V> a, V alpha, V* __restrict__ y) {
+__global__ void __launch_bounds__(block_threads) carry_fixup_kernel(csr_view<V> a, V alpha, V* __restrict__ y) {
   const global_index_type b = blockIdx.x * static_cast<global_index_type>(blockDim.x) + threadIdx.x;
-  if (b >= a.n_merge_blocks) return;
-  const index_type row = a.merge_rows[b + 1];  // the row open at block b's end
-  if (row >= a.rows || (b > 0 && a.merge_rows[b] == row)) return;  // no open row, or not the run's first
+  if (b >= a.n_tiles) return;
+  const index_type row = a.tile_rows[b + 1];  // the row open at block b's end
+  if (row >= a.rows || (b > 0 && a.tile_rows[b] == row)) return;  // no open row, or not the run's first
   V carry = 0;
   global_index_type e = b;
-  for (; e < a.n_merge_blocks && a.merge_rows[e + 1] == row; ++e) carry += a.merge_carry[e];
+  for (; e < a.n_tiles && a.tile_rows[e + 1] == row; ++e) carry += a.tile_carry[e];
   // A run that ended before the row's first nonzero (empty rows before it) carries nothing.
-  if (a.merge_nnz[e] > a.row_ptr[row]) y[row] += alpha * carry;
+  if (a.tile_nnz[e] > a.row_ptr[row]) y[row] += alpha * carry;
 }
 
 unsigned grid_for(global_index_type threads) {
@@ -325,10 +440,16 @@ void spmv_cuda(const csr_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_str
         adaptive_kernel<V, false><<<static_cast<unsigned>(a.n_row_blocks), block_threads, 0, stream>>>(a, alpha, x, beta, y);
       break;
     case kernel::merge:
-      merge_kernel<<<static_cast<unsigned>(a.n_merge_blocks), merge_block_threads, 0, stream>>>(a, alpha, x, beta, y);
+    case kernel::split:
+      if (a.algorithm == kernel::merge)
+        merge_kernel<<<static_cast<unsigned>(a.n_tiles), merge_block_threads, 0, stream>>>(a, alpha, x, beta, y);
+      else if (a.stream_matrix)
+        split_kernel<V, true><<<static_cast<unsigned>(a.n_tiles), split_block_threads, 0, stream>>>(a, alpha, x, beta, y);
+      else
+        split_kernel<V, false><<<static_cast<unsigned>(a.n_tiles), split_block_threads, 0, stream>>>(a, alpha, x, beta, y);
       DSPMV_CUDA_CHECK_LAUNCH(stream);
       // Rows split between blocks; with one block nothing is carried.
-      if (a.n_merge_blocks > 1) merge_fixup_kernel<<<grid_for(a.n_merge_blocks), block_threads, 0, stream>>>(a, alpha, y);
+      if (a.n_tiles > 1) carry_fixup_kernel<<<grid_for(a.n_tiles), block_threads, 0, stream>>>(a, alpha, y);
       break;
   }
   DSPMV_CUDA_CHECK_LAUNCH(stream);

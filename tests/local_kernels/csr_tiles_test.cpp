@@ -1,15 +1,19 @@
-// Merge-path CSR (csr-merge) on the host, where its kernel cannot run (STYLE.md §6, tier 2):
-//  - the build-time partition and the kernel's per-thread search (merge_path.hpp, the same code
-//    the kernel calls) against a step-by-step walk of the merge, so that every row end and every
-//    nonzero is owned by exactly one block and one thread;
-//  - a host model of the kernel's carry scheme (thread scan, block carry-outs, fix-up in block
-//    order, beta once) against the CSR oracle on rows spanning many blocks and many empty rows.
+// The tiled CSR kernels (csr-merge, csr-split) on the host, where they cannot run (STYLE.md §6,
+// tier 2):
+//  - merge: the build-time partition and the kernel's per-thread search (merge_path.hpp, the same
+//    code the kernel calls) against a step-by-step walk of the merge, so that every row end and
+//    every nonzero is owned by exactly one block and one thread;
+//  - split: the nonzero tiles' invariants (each nonzero in one tile, each row owned by the tile it
+//    ends in, bounded nonzeros and rows per tile);
+//  - host models of both kernels' carry schemes (block carry-outs, fix-up in block order, beta
+//    once) against the CSR oracle on rows spanning many blocks and many empty rows.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
+#include <string>
 
 #include "local_kernels/csr/csr.hpp"
 #include "local_kernels/csr/merge_path.hpp"
@@ -139,18 +143,33 @@ TEST(CsrMergeBuild, HoldsThePartitionAndOneCarryPerBlock) {
   const auto a = with_lengths(skewed_lengths(4000, 0.5, 10000, 9), 9);
   const auto m = csr::build(a, csr::csr_params{csr::kernel::merge, 0});
   const auto p = csr::partition_merge_path(a.row_ptr, csr::merge_items_per_block<double>);
-  EXPECT_EQ(m.merge_rows, p.rows);
-  EXPECT_EQ(m.merge_nnz, p.nnz);
-  EXPECT_EQ(m.merge_carry.size() + 1, m.merge_rows.size());
+  EXPECT_EQ(m.tile_rows, p.rows);
+  EXPECT_EQ(m.tile_nnz, p.nnz);
+  EXPECT_EQ(m.tile_carry.size() + 1, m.tile_rows.size());
   EXPECT_TRUE(m.row_blocks.empty());
   const auto v = csr::traits::view_of(m, [](const auto& vec) { return vec.data(); });
-  EXPECT_EQ(v.n_merge_blocks, static_cast<global_index_type>(m.merge_carry.size()));
+  EXPECT_EQ(v.n_tiles, static_cast<global_index_type>(m.tile_carry.size()));
   EXPECT_EQ(v.algorithm, csr::kernel::merge);
   // Other kernels carry no merge data; an empty matrix has no blocks.
-  EXPECT_TRUE(csr::build(a, csr::csr_params{csr::kernel::adaptive, 0}).merge_rows.empty());
+  EXPECT_TRUE(csr::build(a, csr::csr_params{csr::kernel::adaptive, 0}).tile_rows.empty());
   const auto empty = csr::build(test::random_csr(0, 5, 0, 0, 1), csr::csr_params{csr::kernel::merge, 0});
-  EXPECT_EQ(empty.merge_rows, (std::vector<index_type>{0}));
-  EXPECT_TRUE(empty.merge_carry.empty());
+  EXPECT_EQ(empty.tile_rows, (std::vector<index_type>{0}));
+  EXPECT_TRUE(empty.tile_carry.empty());
+}
+
+/// carry_fixup_kernel: each run of blocks that end in the same open row adds its carries, in block
+/// order, after the block that owns the row has written y.
+void add_carries(const csr_matrix<double, index_type>& a, const csr::merge_partition& p,
+                 const std::vector<double>& carry_out, double alpha, std::vector<double>& y) {
+  const std::size_t blocks = p.rows.size() - 1;
+  for (std::size_t b = 0; b + 1 < blocks; ++b) {  // the last block ends at (rows, nnz)
+    const index_type row = p.rows[b + 1];
+    if (row >= a.rows || (b > 0 && p.rows[b] == row)) continue;
+    double carry = 0;
+    std::size_t e = b;
+    for (; e < blocks && p.rows[e + 1] == row; ++e) carry += carry_out[e];
+    if (p.nnz[e] > a.row_ptr[row]) y[static_cast<std::size_t>(row)] += alpha * carry;
+  }
 }
 
 /// The kernel's scheme step by step on the host: threads consume their items, a segmented scan in
@@ -199,45 +218,135 @@ std::vector<double> model_merge_spmv(const csr_matrix<double, index_type>& a, in
       yr = beta == 0.0 ? alpha * row_sum[r] : alpha * row_sum[r] + beta * yr;
     }
   }
-  for (std::size_t b = 0; b + 1 < blocks; ++b) {  // the last block ends at (rows, nnz)
-    const index_type row = p.rows[b + 1];
-    if (row >= a.rows || (b > 0 && p.rows[b] == row)) continue;
-    double carry = 0;
-    std::size_t e = b;
-    for (; e < blocks && p.rows[e + 1] == row; ++e) carry += carry_out[e];
-    if (p.nnz[e] > a.row_ptr[row]) y[static_cast<std::size_t>(row)] += alpha * carry;
-  }
+  add_carries(a, p, carry_out, alpha, y);
   return y;
 }
 
-TEST(CsrMergeModel, CarriesReproduceTheOracle) {
+/// The split kernel: each tile writes y (beta once) for the rows it owns, summing their parts in
+/// the tile, and carries the part of its open row; then the same fix-up.
+std::vector<double> model_split_spmv(const csr_matrix<double, index_type>& a, offset_type tile, double alpha,
+                                     const std::vector<double>& x, double beta, std::vector<double> y) {
+  const auto p = csr::partition_nnz(a.row_ptr, tile);
+  const std::size_t tiles = p.rows.size() - 1;
+  std::vector<double> carry_out(tiles);
+  for (std::size_t b = 0; b < tiles; ++b) {
+    const offset_type begin = p.nnz[b], end = p.nnz[b + 1];
+    auto part = [&](global_index_type r) {  // row r's part in the tile, as the kernel clips it
+      double sum = 0;
+      for (offset_type k = std::max(a.row_ptr[r], begin); k < std::min(a.row_ptr[r + 1], end); ++k)
+        sum += a.values[k] * x[a.col_idx[k]];
+      return sum;
+    };
+    for (global_index_type r = p.rows[b]; r < p.rows[b + 1]; ++r) {
+      double& yr = y[static_cast<std::size_t>(r)];
+      yr = beta == 0.0 ? alpha * part(r) : alpha * part(r) + beta * yr;
+    }
+    carry_out[b] = p.rows[b + 1] < a.rows ? part(p.rows[b + 1]) : 0.0;
+  }
+  add_carries(a, p, carry_out, alpha, y);
+  return y;
+}
+
+/// got equals the oracle within the per-row rounding bound, and no NaN of a poisoned y leaks.
+void expect_oracle(const test::named_matrix& m, const std::vector<double>& got, double alpha,
+                   const std::vector<double>& x, double beta, const std::vector<double>& y, const std::string& what) {
+  std::vector<double> ref = y;
+  csr::spmv_host(m.a, alpha, x.data(), beta, ref.data());
+  for (global_index_type r = 0; r < m.a.rows; ++r) {
+    double mag = std::abs(beta == 0.0 ? 0.0 : beta * y[r]);
+    for (offset_type k = m.a.row_ptr[r]; k < m.a.row_ptr[r + 1]; ++k)
+      mag += std::abs(alpha * m.a.values[k] * x[m.a.col_idx[k]]);
+    const double bound = 2.0 * std::numeric_limits<double>::epsilon() * static_cast<double>(m.a.row_length(r) + 2) * mag +
+                         std::numeric_limits<double>::min();
+    ASSERT_FALSE(std::isnan(got[r])) << m.name << " " << what << " row " << r;
+    ASSERT_LE(std::abs(got[r] - ref[r]), bound) << m.name << " " << what << " row " << r;
+  }
+}
+
+/// Random alpha, x and y (NaN where beta == 0), for each beta kind.
+template <typename Model>
+void check_model_against_oracle(Model model) {
   std::mt19937_64 rng(42);
   std::uniform_real_distribution<double> u(-2.0, 2.0);
   for (const auto& m : structures()) {
-    for (auto [threads, items] : {std::pair<int, int>{csr::merge_block_threads, csr::merge_items_per_thread<double>},
-                                  {4, 3}, {2, 1}, {32, 7}}) {
-      for (bool beta_zero : {true, false}) {
-        const double alpha = u(rng), beta = beta_zero ? 0.0 : u(rng);
-        std::vector<double> x(static_cast<std::size_t>(m.a.cols)), y(static_cast<std::size_t>(m.a.rows));
-        for (auto& v : x) v = u(rng);
-        for (auto& v : y) v = beta_zero ? std::numeric_limits<double>::quiet_NaN() : u(rng);
-        const auto got = model_merge_spmv(m.a, threads, items, alpha, x, beta, y);
-        std::vector<double> ref = y;
-        csr::spmv_host(m.a, alpha, x.data(), beta, ref.data());
-        for (global_index_type r = 0; r < m.a.rows; ++r) {
-          double mag = std::abs(beta_zero ? 0.0 : beta * y[r]);
-          for (offset_type k = m.a.row_ptr[r]; k < m.a.row_ptr[r + 1]; ++k)
-            mag += std::abs(alpha * m.a.values[k] * x[m.a.col_idx[k]]);
-          const double bound = 2.0 * std::numeric_limits<double>::epsilon() *
-                                   static_cast<double>(m.a.row_length(r) + 2) * mag +
-                               std::numeric_limits<double>::min();
-          ASSERT_FALSE(std::isnan(got[r])) << m.name << " row " << r;
-          ASSERT_LE(std::abs(got[r] - ref[r]), bound)
-              << m.name << " " << threads << "x" << items << " row " << r << (beta_zero ? " beta = 0" : "");
-        }
-      }
+    for (bool beta_zero : {true, false}) {
+      const double alpha = u(rng), beta = beta_zero ? 0.0 : u(rng);
+      std::vector<double> x(static_cast<std::size_t>(m.a.cols)), y(static_cast<std::size_t>(m.a.rows));
+      for (auto& v : x) v = u(rng);
+      for (auto& v : y) v = beta_zero ? std::numeric_limits<double>::quiet_NaN() : u(rng);
+      model(m, alpha, x, beta, y);
     }
   }
+}
+
+TEST(CsrMergeModel, CarriesReproduceTheOracle) {
+  check_model_against_oracle([](const test::named_matrix& m, double alpha, const std::vector<double>& x, double beta,
+                                const std::vector<double>& y) {
+    for (auto [threads, items] : {std::pair<int, int>{csr::merge_block_threads, csr::merge_items_per_thread<double>},
+                                  {4, 3}, {2, 1}, {32, 7}}) {
+      const auto got = model_merge_spmv(m.a, threads, items, alpha, x, beta, y);
+      expect_oracle(m, got, alpha, x, beta, y, std::to_string(threads) + "x" + std::to_string(items));
+    }
+  });
+}
+
+/// Each nonzero in exactly one tile, in order, at most `tile` per tile; each row owned by one tile,
+/// the one its end falls in; at most 2 * tile rows per tile.
+void check_split_partition(const csr_matrix<double, index_type>& a, offset_type tile, const std::string& name) {
+  const auto p = csr::partition_nnz(a.row_ptr, tile);
+  ASSERT_GE(p.rows.size(), 2u) << name << ": at least one tile";
+  EXPECT_EQ(p.rows.front(), 0) << name;
+  EXPECT_EQ(p.nnz.front(), 0) << name;
+  EXPECT_EQ(p.rows.back(), a.rows) << name;
+  EXPECT_EQ(p.nnz.back(), a.nnz()) << name;
+  for (std::size_t b = 0; b + 1 < p.rows.size(); ++b) {
+    const offset_type begin = p.nnz[b], end = p.nnz[b + 1];
+    ASSERT_LE(begin, end) << name << " tile " << b;
+    ASSERT_LE(end - begin, tile) << name << " tile " << b;
+    ASSERT_LE(p.rows[b], p.rows[b + 1]) << name << " tile " << b;
+    ASSERT_LE(p.rows[b + 1] - p.rows[b], 2 * tile) << name << " tile " << b;
+    for (global_index_type r = p.rows[b]; r < p.rows[b + 1]; ++r) {
+      ASSERT_LE(a.row_ptr[r + 1], end) << name << " tile " << b << " owns row " << r << " ending after it";
+      // It ends in this tile, not before: only an empty row may end on the tile's start.
+      if (a.row_ptr[r + 1] == begin) {
+        ASSERT_EQ(a.row_length(r), 0) << name << " tile " << b << " row " << r;
+      }
+      ASSERT_GE(a.row_ptr[r + 1], begin) << name << " tile " << b << " owns row " << r << " ending before it";
+    }
+    // The open row starts at or before the tile's end.
+    if (p.rows[b + 1] < a.rows) {
+      ASSERT_LE(a.row_ptr[p.rows[b + 1]], end) << name << " tile " << b;
+    }
+  }
+}
+
+TEST(CsrSplitPartition, CoversEveryRowAndNonzeroOnce) {
+  for (const auto& m : structures())
+    for (offset_type tile : {csr::split_tile_nnz, offset_type{1}, offset_type{3}, offset_type{64}})
+      check_split_partition(m.a, tile, m.name + " tile " + std::to_string(tile));
+}
+
+TEST(CsrSplitPartition, CutsRunsOfEmptyRows) {
+  // 10000 empty rows, one entry, 10000 empty rows: one tile of nonzeros, cut by rows.
+  std::vector<offset_type> lengths(20001, 0);
+  lengths[10000] = 1;
+  const auto a = with_lengths(lengths, 6);
+  const auto p = csr::partition_nnz(a.row_ptr, 64);
+  EXPECT_EQ(p.rows.size() - 1, static_cast<std::size_t>((20001 + 127) / 128));
+  check_split_partition(a, 64, "empty runs");
+  const auto m = csr::build(a, csr::csr_params{csr::kernel::split, 0});
+  EXPECT_EQ(m.tile_carry.size() + 1, m.tile_rows.size());
+  EXPECT_TRUE(m.params.algorithm == csr::kernel::split);
+}
+
+TEST(CsrSplitModel, CarriesReproduceTheOracle) {
+  check_model_against_oracle([](const test::named_matrix& m, double alpha, const std::vector<double>& x, double beta,
+                                const std::vector<double>& y) {
+    for (offset_type tile : {csr::split_tile_nnz, offset_type{1}, offset_type{5}, offset_type{256}}) {
+      const auto got = model_split_spmv(m.a, tile, alpha, x, beta, y);
+      expect_oracle(m, got, alpha, x, beta, y, "tile " + std::to_string(tile));
+    }
+  });
 }
 
 }  // namespace
