@@ -33,7 +33,7 @@ enum class partitioner { metis, block };
 
 /// How the halo of x travels between ranks (DESIGN.md §5).
 enum class transport_kind {
-  automatic,   ///< NCCL on the CUDA backend when every rank has its own GPU, else the best MPI path
+  automatic,   ///< CUDA backend: cuda_ipc on one host; across hosts NCCL (one GPU per rank), else MPI
   nccl,        ///< NCCL grouped send/recv, device buffers (CUDA backend)
   mpi_cuda,    ///< MPI on device buffers (needs a CUDA-aware MPI)
   mpi_staged,  ///< device → pinned host, MPI persistent requests, → device (CUDA backend)

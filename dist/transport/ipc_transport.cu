@@ -205,7 +205,11 @@ class ipc_transport final : public halo_transport<V> {
 template <typename V>
 std::unique_ptr<halo_transport<V>> make_ipc_transport(MPI_Comm comm, const halo_pattern& pattern, const V* send,
                                                       V* recv) {
-  return std::make_unique<ipc_transport<V>>(comm, pattern, send, recv);
+  try {
+    return std::make_unique<ipc_transport<V>>(comm, pattern, send, recv);
+  } catch (const std::exception& e) {  // e.g. a container without IPC between its processes
+    throw error(std::string(e.what()) + " (--transport nccl or mpi-staged work without CUDA IPC)", __FILE__, __LINE__);
+  }
 }
 
 template std::unique_ptr<halo_transport<double>> make_ipc_transport(MPI_Comm, const halo_pattern&, const double*,

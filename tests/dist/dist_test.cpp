@@ -306,23 +306,30 @@ TEST(Distributed, TransportChoiceFollowsThePlacement) {
   c.where = backend::cuda;
   c.ranks = 4;
   c.nccl_compiled = true;
-  EXPECT_EQ(choose_transport(transport_kind::automatic, c).kind, transport_kind::nccl);
-  EXPECT_EQ(choose_transport(transport_kind::cuda_ipc, c).kind, transport_kind::cuda_ipc);
-  c.gpu_shared = true;  // NCCL refuses two ranks on one GPU; CUDA IPC does not
-  EXPECT_EQ(choose_transport(transport_kind::automatic, c).kind, transport_kind::mpi_staged);
+  // One host: CUDA IPC, with or without a shared GPU (NCCL refuses a shared GPU).
+  EXPECT_EQ(choose_transport(transport_kind::automatic, c).kind, transport_kind::cuda_ipc);
+  EXPECT_EQ(choose_transport(transport_kind::nccl, c).kind, transport_kind::nccl);
+  c.gpu_shared = true;
+  EXPECT_EQ(choose_transport(transport_kind::automatic, c).kind, transport_kind::cuda_ipc);
+  EXPECT_NE(choose_transport(transport_kind::automatic, c).reason.find("sharing a GPU"), std::string::npos);
   EXPECT_THROW(choose_transport(transport_kind::nccl, c), bad_input);
   EXPECT_EQ(choose_transport(transport_kind::cuda_ipc, c).kind, transport_kind::cuda_ipc);
-  c.mpi_cuda_aware = true;
-  EXPECT_EQ(choose_transport(transport_kind::automatic, c).kind, transport_kind::mpi_cuda);
-  c.gpu_shared = false;
-  c.single_node = false;  // CUDA IPC reaches one node only
+  // Several hosts: NCCL where every rank has its own GPU, else MPI.
+  c.single_node = false;
   try {
     choose_transport(transport_kind::cuda_ipc, c);
     ADD_FAILURE() << "cuda-ipc across hosts was accepted";
   } catch (const bad_input& e) {
     EXPECT_NE(std::string(e.what()).find("several hosts"), std::string::npos) << e.what();
   }
+  EXPECT_EQ(choose_transport(transport_kind::automatic, c).kind, transport_kind::mpi_staged);
+  c.mpi_cuda_aware = true;
+  EXPECT_EQ(choose_transport(transport_kind::automatic, c).kind, transport_kind::mpi_cuda);
+  c.gpu_shared = false;
   EXPECT_EQ(choose_transport(transport_kind::automatic, c).kind, transport_kind::nccl);
+  c.nccl_compiled = false;
+  EXPECT_EQ(choose_transport(transport_kind::automatic, c).kind, transport_kind::mpi_cuda);
+  EXPECT_THROW(choose_transport(transport_kind::nccl, c), bad_input);
   c.ranks = 1;
   EXPECT_EQ(choose_transport(transport_kind::automatic, c).kind, transport_kind::mpi_staged);
   c.where = backend::host;
