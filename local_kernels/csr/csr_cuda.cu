@@ -27,6 +27,12 @@ constexpr int short_row = 8;
 /// local_kernels/README.md.
 template <typename V, bool Stream>
 constexpr int split_min_blocks = Stream ? 0 : sizeof(V) > 4 ? 6 : 8;
+/// split kernel: lanes that sum a queued row part of up to medium_row entries; longer parts get a
+/// warp. H100, lognormal bench (rows of 9-64 mostly): 4 lanes ran 359 us in double and 286 us in
+/// float, 8 lanes 362 and 293, 16 lanes (the adaptive kernel's) 384 and 319; rmat:22:16 the same
+/// within 0.3% (jobs/results/2026-11-22_h100_formats, run 18).
+constexpr int medium_row_lanes = 4;
+constexpr int medium_row = 64;
 /// Lanes that sum one queued (longer) row of an adaptive block.
 constexpr int long_row_lanes = 16;
 
@@ -93,16 +99,16 @@ struct queued_row {
 /// Half-warps sum the queued rows from the stage, two rows per warp at a time (queued rows are
 /// mostly a few dozen entries long); the loop bound is uniform across each warp, so its shuffles
 /// see whole warps. Lane 0 of the half-warp hands (queued row, sum) to emit.
-template <int Threads, typename V, typename Emit>
+template <int Threads, int Lanes = long_row_lanes, typename V, typename Emit>
 __device__ __forceinline__ void sum_queued_rows(const V* stage, const queued_row* queue, int n_queued, Emit emit) {
-  constexpr int per_warp = 32 / long_row_lanes;
-  const int group = threadIdx.x / long_row_lanes, lane = threadIdx.x % long_row_lanes;
-  for (int q0 = group - group % per_warp; q0 < n_queued; q0 += Threads / long_row_lanes) {
+  constexpr int per_warp = 32 / Lanes;
+  const int group = threadIdx.x / Lanes, lane = threadIdx.x % Lanes;
+  for (int q0 = group - group % per_warp; q0 < n_queued; q0 += Threads / Lanes) {
     const int q = q0 + group % per_warp;
     V sum = 0;
     if (q < n_queued)
-      for (int k = queue[q].lo + lane; k < queue[q].hi; k += long_row_lanes) sum += stage[k];
-    for (int off = long_row_lanes / 2; off > 0; off /= 2) sum += __shfl_down_sync(0xffffffffu, sum, off, long_row_lanes);
+      for (int k = queue[q].lo + lane; k < queue[q].hi; k += Lanes) sum += stage[k];
+    for (int off = Lanes / 2; off > 0; off /= 2) sum += __shfl_down_sync(0xffffffffu, sum, off, Lanes);
     if (lane == 0 && q < n_queued) emit(queue[q].row, sum);
   }
 }
@@ -191,8 +197,9 @@ __global__ void __launch_bounds__(block_threads) adaptive_kernel(csr_view<V> a, 
 //  1. stage:  the tile's products go to shared memory with coalesced loads, every thread issuing its
 //             loads before using any; each thread also fetches the bounds of its first row;
 //  2. rows:   each row's part in the tile ([max(start, tile start), min(end, tile end))) is summed
-//             by one thread if it holds at most short_row entries, else queued for a half-warp
-//             (sum_queued_rows, as in adaptive_kernel);
+//             by one thread if it holds at most short_row entries; longer parts are queued, for
+//             medium_row_lanes lanes up to medium_row entries, else for a whole warp
+//             (sum_queued_rows);
 //  3. a tile inside one row (no row ends in it) sums all its products with the whole block.
 template <typename V, bool Stream>
 __global__ void __launch_bounds__(split_block_threads, split_min_blocks<V, Stream>)
@@ -201,8 +208,10 @@ __global__ void __launch_bounds__(split_block_threads, split_min_blocks<V, Strea
   constexpr int tile = static_cast<int>(split_tile_nnz);
   __shared__ V stage[tile];
   __shared__ V scratch[split_block_threads / 32];
-  __shared__ queued_row queue[tile / (short_row + 1) + 1];  // queued parts hold > short_row entries
-  __shared__ int queued;
+  // Queued parts hold more than short_row entries (medium) or more than medium_row (long).
+  __shared__ queued_row medium[tile / (short_row + 1) + 1];
+  __shared__ queued_row longer[tile / (medium_row + 1) + 1];
+  __shared__ int n_medium, n_longer;
   const offset_type begin = a.tile_nnz[blockIdx.x];
   const int n = static_cast<int>(a.tile_nnz[blockIdx.x + 1] - begin);
   const global_index_type first = a.tile_rows[blockIdx.x];
@@ -230,7 +239,7 @@ __global__ void __launch_bounds__(split_block_threads, split_min_blocks<V, Strea
   }
 
   // 1. Stage, and this thread's first row's bounds, clipped to the tile (the open row's end to n).
-  if (t == 0) queued = 0;
+  if (t == 0) n_medium = n_longer = 0;
   global_index_type r = first + t;
   offset_type row_begin = 0, row_end = 0;
   if (r <= last) {
@@ -260,8 +269,12 @@ __global__ void __launch_bounds__(split_block_threads, split_min_blocks<V, Strea
       row_end = a.row_ptr[r + 1];
     }
     const int lo = clip(row_begin), hi = clip(row_end);
+    if (hi - lo > medium_row) {
+      longer[atomicAdd(&n_longer, 1)] = {static_cast<index_type>(r - first), lo, hi};
+      continue;
+    }
     if (hi - lo > short_row) {
-      queue[atomicAdd(&queued, 1)] = {static_cast<index_type>(r - first), lo, hi};
+      medium[atomicAdd(&n_medium, 1)] = {static_cast<index_type>(r - first), lo, hi};
       continue;
     }
     V sum = 0;
@@ -269,7 +282,9 @@ __global__ void __launch_bounds__(split_block_threads, split_min_blocks<V, Strea
     emit(r, sum);
   }
   __syncthreads();
-  sum_queued_rows<split_block_threads>(stage, queue, queued, [&](index_type q, V sum) { emit(first + q, sum); });
+  auto emit_queued = [&](index_type q, V sum) { emit(first + q, sum); };
+  sum_queued_rows<split_block_threads, medium_row_lanes>(stage, medium, n_medium, emit_queued);
+  sum_queued_rows<split_block_threads, 32>(stage, longer, n_longer, emit_queued);
 }
 
 // Merge-path SpMV (Merrill & Garland, SC16): thread block b owns the merge items (row ends and
