@@ -16,6 +16,7 @@ row_statistics compute_row_statistics(const csr_matrix<V, I>& a) {
   s.rows = a.rows;
   s.cols = a.cols;
   s.nnz = a.nnz();
+  s.value_bytes = static_cast<int>(sizeof(V));
   if (a.rows == 0) return s;
   s.min_length = a.row_length(0);
   double sum2 = 0;
@@ -72,14 +73,17 @@ format_choice select_format(const row_statistics& s, backend where) {
   if (s.max_length <= 64 && s.ell_padding <= 2.5)
     return {"ellr", fmt::format("regular or short rows: max {} (mean {:.1f}), ELL padding {:.2f} <= 2.5",
                                 s.max_length, s.mean_length, s.ell_padding)};
-  // 3. Large irregular blocks: cuSPARSE's CSR kernel. On H100 it ran 1.03-1.19x faster than our
-  //    best CSR-family kernel on rmat:22:16 and the lognormal bench (65-67 M nonzeros, double and
-  //    float); adaptive CSR wins on the smaller irregular matrices (uk-2007 1.02-1.06x, Slashdot
-  //    1.08-1.18x, under 4 M nonzeros). Run 14 in local_kernels/README.md.
-  if (s.nnz >= large_irregular_nnz)
-    return {"cusparse", fmt::format("large irregular block: {} nonzeros >= {}, max row {} vs mean {:.1f}: cuSPARSE CSR "
-                                    "measured faster than adaptive CSR there",
-                                    s.nnz, large_irregular_nnz, s.max_length, s.mean_length)};
+  // 3. Large irregular blocks: the even nonzero split. On H100 adaptive CSR ran 0.81-0.96x
+  //    cuSPARSE on rmat:22:16 and the lognormal bench (65-67 M nonzeros), where x's gathers or the
+  //    row-block tails bound it; csr-split ran 1.00-1.10x in double, but 0.81x on lognormal in
+  //    float, so float keeps cuSPARSE's CSR kernel. Adaptive CSR wins on the smaller irregular
+  //    matrices (uk-2007 1.08-1.10x, Slashdot 1.09-1.14x, under 4 M nonzeros). local_kernels/README.md.
+  if (s.nnz >= large_irregular_nnz) {
+    const auto why = fmt::format("large irregular block: {} nonzeros >= {}, max row {} vs mean {:.1f}", s.nnz,
+                                 large_irregular_nnz, s.max_length, s.mean_length);
+    if (s.value_bytes >= 8) return {"csr-split", why + ": even nonzero tiles, measured fastest there in double"};
+    return {"cusparse", why + ": cuSPARSE CSR, measured fastest there in float"};
+  }
   // 4. Anything else irregular: adaptive CSR (no padding; long rows get a warp or a block).
   return {"csr", fmt::format("irregular rows: max {} vs mean {:.1f}, SELL-32 padding {:.2f}: adaptive CSR avoids padding",
                              s.max_length, s.mean_length, s.sell32_padding)};

@@ -25,6 +25,7 @@ struct row_statistics {
   double ell_padding = 0;              ///< rows * max_length / nnz (one global width)
   double sell32_padding = 0;           ///< slices of 32 consecutive rows, each padded to its max
   double sell32_sorted_padding = 0;    ///< the same after sorting rows by length within 256-row windows
+  int value_bytes = 8;                 ///< 8 in double, 4 in float (the kernels' ranking differs)
 };
 
 template <typename V, typename I>
@@ -35,7 +36,8 @@ struct format_choice {
   std::string reason;
 };
 
-/// Irregular blocks with at least this many nonzeros go to cuSPARSE CSR (format_selector.cpp).
+/// Irregular blocks with at least this many nonzeros go to csr-split in double and cuSPARSE CSR in
+/// float (format_selector.cpp).
 constexpr offset_type large_irregular_nnz = offset_type{16} << 20;
 
 /// Rule-based choice from the statistics alone.

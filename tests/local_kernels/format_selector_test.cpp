@@ -1,0 +1,65 @@
+// `--format auto`'s rules (format_selector.cpp) on statistics shaped like the bench matrices, and
+// the statistics themselves on small matrices whose answers are known.
+#include <gtest/gtest.h>
+
+#include "local_kernels/format_registry.hpp"
+#include "local_kernels/format_selector.hpp"
+#include "tests/support/test_matrices.hpp"
+
+namespace distspmv {
+namespace {
+
+row_statistics irregular(offset_type nnz, int value_bytes) {
+  row_statistics s;
+  s.rows = nnz / 16;
+  s.cols = s.rows;
+  s.nnz = nnz;
+  s.mean_length = 16;
+  s.max_length = 98002;
+  s.diagonals = 4097;
+  s.ell_padding = static_cast<double>(s.rows) * 98002.0 / static_cast<double>(nnz);
+  s.value_bytes = value_bytes;
+  return s;
+}
+
+TEST(FormatSelector, FollowsTheMeasuredRules) {
+  row_statistics stencil;
+  stencil.rows = stencil.cols = 1000;
+  stencil.nnz = 27000;
+  stencil.mean_length = 27;
+  stencil.max_length = 27;
+  stencil.diagonals = 27;
+  stencil.ell_padding = 1.0;
+  EXPECT_EQ(select_format(stencil, backend::cuda).format, "hdia");
+  EXPECT_EQ(select_format(stencil, backend::host).format, "csr");
+
+  row_statistics uneven = stencil;  // cage11-like: many diagonals, short uneven rows
+  uneven.diagonals = 4097;
+  uneven.max_length = 41;
+  uneven.mean_length = 17;
+  uneven.ell_padding = 2.4;
+  EXPECT_EQ(select_format(uneven, backend::cuda).format, "ellr");
+
+  EXPECT_EQ(select_format(irregular(large_irregular_nnz - 1, 8), backend::cuda).format, "csr");
+  EXPECT_EQ(select_format(irregular(large_irregular_nnz, 8), backend::cuda).format, "csr-split");
+  EXPECT_EQ(select_format(irregular(large_irregular_nnz, 4), backend::cuda).format, "cusparse");
+  EXPECT_EQ(select_format(row_statistics{}, backend::cuda).format, "csr");
+
+  // Every pick is a registered format, and every pick says why.
+  for (const auto& s : {stencil, uneven, irregular(1 << 20, 8), irregular(large_irregular_nnz, 8),
+                        irregular(large_irregular_nnz, 4)}) {
+    const auto c = select_format(s, backend::cuda);
+    EXPECT_NO_THROW(find_format(c.format)) << c.format;
+    EXPECT_FALSE(c.reason.empty()) << c.format;
+  }
+}
+
+TEST(FormatSelector, StatisticsKnowTheValueType) {
+  const auto a = test::random_csr(50, 40, 0, 7, 3);
+  EXPECT_EQ(compute_row_statistics(a).value_bytes, 8);
+  EXPECT_EQ(compute_row_statistics(convert_csr<float, index_type>(a)).value_bytes, 4);
+  EXPECT_EQ(compute_row_statistics(a).nnz, a.nnz());
+}
+
+}  // namespace
+}  // namespace distspmv
