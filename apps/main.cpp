@@ -85,7 +85,7 @@ int main_body(int argc, char** argv, int rank, int ranks) {
       ->check(CLI::IsMember({"metis", "block"}))
       ->capture_default_str();
   cli.add_option("--transport", run.transport,
-                 "halo exchange: auto (cuda-ipc on one host; across hosts nccl with one GPU per rank, else MPI), nccl, "
+                 "halo exchange: auto (one GPU per rank: cuda-ipc on one host, nccl across hosts; else MPI), nccl, "
                  "cuda-ipc, mpi-cuda, mpi-staged, mpi-host")
       ->check(CLI::IsMember({"auto", "nccl", "cuda-ipc", "mpi-cuda", "mpi-staged", "mpi-host"}))
       ->capture_default_str();

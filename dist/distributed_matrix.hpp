@@ -33,7 +33,7 @@ enum class partitioner { metis, block };
 
 /// How the halo of x travels between ranks (DESIGN.md §5).
 enum class transport_kind {
-  automatic,   ///< CUDA backend: cuda_ipc on one host; across hosts NCCL (one GPU per rank), else MPI
+  automatic,   ///< CUDA backend, one GPU per rank: cuda_ipc on one host, NCCL across hosts; else MPI
   nccl,        ///< NCCL grouped send/recv, device buffers (CUDA backend)
   mpi_cuda,    ///< MPI on device buffers (needs a CUDA-aware MPI)
   mpi_staged,  ///< device → pinned host, MPI persistent requests, → device (CUDA backend)

@@ -55,15 +55,15 @@ if has tests; then
       echo "dist_test np=$n transport=$t: $r $(grep -E '^\[  PASSED|^\[  FAILED' "$LOG/dist_test_np${n}_$t.log" | tr '\n' ' ')"
     done
   done
-  # Two ranks per GPU (e.g. -np 8 on 4 GPUs): auto (cuda-ipc, which works between two processes
-  # on one GPU) must avoid NCCL, warn, and still be right; staged MPI too.
+  # Two ranks per GPU (e.g. -np 8 on 4 GPUs): auto (MPI there) must avoid NCCL, warn, and still
+  # be right; cuda-ipc too, which works between two processes on one GPU when asked for.
   export DISTSPMV_TEST_TRANSPORT=auto
   if mpi $((2 * GPUS)) "$BUILD/tests/dist/dist_test" >"$LOG/dist_test_shared.log" 2>&1; then r=ok; else r=FAILED; status=1; fi
   echo "dist_test np=$((2 * GPUS)) on $GPUS GPUs (two ranks per GPU): $r"
   mpi $((2 * GPUS)) "$bin" gen:poisson3d:64 --check 2>&1 | grep -aE "warning|transport|check" | head -4
-  export DISTSPMV_TEST_TRANSPORT=mpi-staged
-  if mpi $((2 * GPUS)) "$BUILD/tests/dist/dist_test" >"$LOG/dist_test_shared_staged.log" 2>&1; then r=ok; else r=FAILED; status=1; fi
-  echo "dist_test np=$((2 * GPUS)) on $GPUS GPUs over mpi-staged: $r"
+  export DISTSPMV_TEST_TRANSPORT=cuda-ipc
+  if mpi $((2 * GPUS)) "$BUILD/tests/dist/dist_test" >"$LOG/dist_test_shared_ipc.log" 2>&1; then r=ok; else r=FAILED; status=1; fi
+  echo "dist_test np=$((2 * GPUS)) on $GPUS GPUs over cuda-ipc: $r"
   unset DISTSPMV_TEST_BACKEND DISTSPMV_TEST_TRANSPORT
   if [ -x "$BUILD/tests/dist/solvers_test" ]; then   # not when BUILD_TARGETS left it out
     echo "=== solvers on the GPU, and the single-GPU cuda tests"

@@ -74,7 +74,7 @@ typedef enum distspmv_backend {
 } distspmv_backend;
 
 typedef enum distspmv_transport {
-  DISTSPMV_TRANSPORT_AUTO = 0, /* CUDA IPC on one host; across hosts NCCL, else MPI */
+  DISTSPMV_TRANSPORT_AUTO = 0, /* one GPU per rank: CUDA IPC on one host, NCCL across hosts; else MPI */
   DISTSPMV_TRANSPORT_NCCL = 1,
   DISTSPMV_TRANSPORT_MPI_CUDA = 2,
   DISTSPMV_TRANSPORT_MPI_STAGED = 3,

@@ -13,13 +13,13 @@ transport_choice choose_transport(transport_kind requested, const transport_cont
     case transport_kind::automatic:
       if (host) return {transport_kind::mpi_host, "host backend: MPI on host buffers"};
       if (c.ranks == 1) return {transport_kind::mpi_staged, "one rank: no halo to exchange"};
-      // One host: the copy engines pull the halo, and no communication kernel competes with the
-      // local SpMV (2x H200: overlap 0.94-0.96 against NCCL's 0.59-0.94, apply 1-2% faster; see
-      // README.md, 'Measured on H200 machines'). It also serves two ranks on one GPU, which NCCL refuses.
-      if (c.single_node)
-        return {transport_kind::cuda_ipc, std::string("all ranks on one host") +
-                                              (c.gpu_shared ? ", some sharing a GPU" : "") +
-                                              ": copy engines pull the halo over CUDA IPC"};
+      // One host, one GPU per rank: the copy engines pull the halo, and no communication kernel
+      // competes with the local SpMV (2x H200: overlap 0.94-0.96 against NCCL's 0.59-0.94, apply
+      // 1-2% faster; README.md, 'Measured on H200 machines'). Not where ranks share a GPU: there
+      // each handshake waits for the other process's time slice (H100, 2 ranks, poisson3d:96:
+      // apply 4485 us over cuda-ipc, 353 us over staged MPI).
+      if (c.single_node && !c.gpu_shared)
+        return {transport_kind::cuda_ipc, "all ranks on one host, one GPU each: copy engines pull the halo over CUDA IPC"};
       if (c.nccl_compiled && !c.gpu_shared) return {transport_kind::nccl, "several hosts, NCCL available, one GPU per rank"};
       if (c.mpi_cuda_aware)
         return {transport_kind::mpi_cuda, c.gpu_shared ? "ranks share a GPU (NCCL refuses that); MPI is CUDA-aware"

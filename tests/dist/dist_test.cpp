@@ -306,12 +306,12 @@ TEST(Distributed, TransportChoiceFollowsThePlacement) {
   c.where = backend::cuda;
   c.ranks = 4;
   c.nccl_compiled = true;
-  // One host: CUDA IPC, with or without a shared GPU (NCCL refuses a shared GPU).
+  // One host, one GPU per rank: CUDA IPC. Ranks sharing a GPU: MPI (NCCL refuses a shared GPU;
+  // CUDA IPC works there when asked for, but measured 13x slower than staged MPI).
   EXPECT_EQ(choose_transport(transport_kind::automatic, c).kind, transport_kind::cuda_ipc);
   EXPECT_EQ(choose_transport(transport_kind::nccl, c).kind, transport_kind::nccl);
   c.gpu_shared = true;
-  EXPECT_EQ(choose_transport(transport_kind::automatic, c).kind, transport_kind::cuda_ipc);
-  EXPECT_NE(choose_transport(transport_kind::automatic, c).reason.find("sharing a GPU"), std::string::npos);
+  EXPECT_EQ(choose_transport(transport_kind::automatic, c).kind, transport_kind::mpi_staged);
   EXPECT_THROW(choose_transport(transport_kind::nccl, c), bad_input);
   EXPECT_EQ(choose_transport(transport_kind::cuda_ipc, c).kind, transport_kind::cuda_ipc);
   // Several hosts: NCCL where every rank has its own GPU, else MPI.
