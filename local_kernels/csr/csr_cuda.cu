@@ -88,17 +88,17 @@ __device__ V block_sum(V v, V* scratch) {
   return v;
 }
 
-/// A row queued for a half-warp: its index relative to the block's first row, and its entries
-/// [lo, hi) in the shared stage, kept here so that the half-warps read nothing from global memory
-/// before summing (H100, lognormal bench: the second read of row_ptr stalled every queued row).
+/// A row queued for a group of lanes: its index relative to the block's first row, and its entries
+/// [lo, hi) in the shared stage, kept here so that the lanes read nothing from global memory before
+/// summing (H100, lognormal bench: the second read of row_ptr stalled every queued row).
 struct queued_row {
   index_type row;
   int lo, hi;
 };
 
-/// Half-warps sum the queued rows from the stage, two rows per warp at a time (queued rows are
-/// mostly a few dozen entries long); the loop bound is uniform across each warp, so its shuffles
-/// see whole warps. Lane 0 of the half-warp hands (queued row, sum) to emit.
+/// Groups of Lanes lanes sum the queued rows from the stage, 32 / Lanes rows per warp at a time;
+/// the loop bound is uniform across each warp, so its shuffles see whole warps. Lane 0 of a group
+/// hands (queued row, sum) to emit.
 template <int Threads, int Lanes = long_row_lanes, typename V, typename Emit>
 __device__ __forceinline__ void sum_queued_rows(const V* stage, const queued_row* queue, int n_queued, Emit emit) {
   constexpr int per_warp = 32 / Lanes;
@@ -407,10 +407,12 @@ __global__ void __launch_bounds__(merge_block_threads) merge_kernel(csr_view<V> 
     y[first_row + i] = finish(alpha, slot[i].sum, beta, y, first_row + i);
 }
 
-// Adds the carry-outs of merge_kernel's or split_kernel's blocks to the rows left open at their ends,
-// after the block that completes the row has written its y (so beta was applied once). Consecutive blocks that end
-// in the same row (a row spanning several blocks) form a run; the run's first block sums the run's
-// carries in block order and updates y once: deterministic, no atomics.
+// Adds the carry-outs of merge_kernel's or split_kernel's blocks to the rows left open at their
+// ends, after the block that completes the row has written its y (so beta was applied once).
+// Consecutive blocks that end in the same row (a row spanning several blocks) form a run; the run's
+// first block sums the run's carries in block order and updates y once: deterministic, no atomics.
+// On rmat:22:16 (32 K tiles) it takes about 10 µs, a chain of dependent loads per thread (ncu,
+// H100); finishing the carries inside split_kernel instead was slower (local_kernels/README.md).
 template <typename V>
 __global__ void __launch_bounds__(block_threads) carry_fixup_kernel(csr_view<V> a, V alpha, V* __restrict__ y) {
   const global_index_type b = blockIdx.x * static_cast<global_index_type>(blockDim.x) + threadIdx.x;
