@@ -44,8 +44,9 @@ template <typename ValueType>
 constexpr offset_type merge_items_per_block = offset_type{merge_block_threads} * merge_items_per_thread<ValueType>;
 
 /// split kernel: threads per block and nonzeros per thread (a tile = one block's nonzeros); the
-/// host partition (csr_build.cpp) and the kernel (csr_cuda.cu) both use these. H100: 4 and 12
-/// items per thread measured within 1% of 8 on rmat:22:16, 4 was 5-8% slower on lognormal.
+/// host partition (csr_build.cpp) and the kernel (csr_cuda.cu) both use these. H100 (runs 15-16):
+/// 4 and 12 items per thread ran within 1% of 8 on rmat:22:16; on lognormal in double 4 was 4-8%
+/// and 12 was 10-12% slower.
 constexpr int split_block_threads = 256;
 constexpr int split_items_per_thread = 8;
 constexpr offset_type split_tile_nnz = offset_type{split_block_threads} * split_items_per_thread;
@@ -132,11 +133,13 @@ struct merge_partition {
 };
 merge_partition partition_merge_path(const std::vector<offset_type>& row_ptr, offset_type items_per_block);
 
-/// Even split of the nonzeros: tile b holds nonzeros [b * tile_nnz, (b + 1) * tile_nnz) (the last
-/// one fewer) and owns the rows that end in it, i.e. rows[b] = the rows ending at or before
-/// b * tile_nnz (0 for b = 0, so leading empty rows go to tile 0), and rows.back() = all rows
-/// (trailing empty rows go to the last tile). At least one tile, also without nonzeros. The same
-/// coordinates as a merge partition, so that both kernels share the carry fix-up.
+/// Even split of the nonzeros: the k-th split holds nonzeros [k * tile_nnz, (k + 1) * tile_nnz)
+/// (the last one fewer) and owns the rows that end in it: those ending after k * tile_nnz (all from
+/// row 0 for k = 0, so leading empty rows go to the first tile) and at or before its end (trailing
+/// empty rows go to the last tile). A split owning more than 2 * tile_nnz rows (runs of empty rows)
+/// is cut at row starts into tiles of at most that many rows; such a cut carries nothing. At least
+/// one tile, also without nonzeros. The same coordinates as a merge partition, so that both
+/// kernels share the carry fix-up.
 merge_partition partition_nnz(const std::vector<offset_type>& row_ptr, offset_type tile_nnz);
 
 /// adaptive kernel: the mean span of x that one row block gathers from (largest minus smallest
