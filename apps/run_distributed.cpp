@@ -14,6 +14,7 @@
 #include "apps/commands.hpp"
 #include "dist/distributed_matrix.hpp"
 #include "dist/gpu.hpp"
+#include "dist/setup/gpu_setup.hpp"
 #include "dist/setup/mpi_util.hpp"
 #include "distspmv/config.hpp"
 #include "io/matrix_source.hpp"
@@ -130,17 +131,24 @@ double check_product(distributed_matrix<V>& m, const run_options& o, const io::s
   }
   m.from_partitioned(y.data(), yc.data());
 
+  // The reference re-reads this rank's rows in chunks, so that the check holds no more of the
+  // matrix in host memory than the setup did.
   double diff = 0, scale = 0;
-  csr_matrix<double> a;
-  dist::collective_try(m.comm(), [&] { a = io::read_matrix_rows(o.source, row_range{first, first + m.caller_rows()}, so); });
-  for (global_index_type i = 0; i < a.rows; ++i) {
-    double sum = 0;
-    for (offset_type k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
-      sum += a.values[k] * static_cast<double>(static_cast<V>(vector_entry(a.col_idx[k], 1)));
-    const double ref = 1.25 * sum - 0.75 * static_cast<double>(static_cast<V>(vector_entry(first + i, 2)));
-    const double d = std::abs(static_cast<double>(yc[i]) - ref);
-    diff = std::isnan(d) ? std::numeric_limits<double>::infinity() : std::max(diff, d);
-    scale = std::max(scale, std::abs(ref));
+  const double per_row = m.caller_rows() > 0 ? static_cast<double>(m.caller_nnz()) / static_cast<double>(m.caller_rows()) : 1;
+  for (const row_range chunk : dist::row_chunks({first, first + m.caller_rows()}, per_row, offset_type{32} << 20)) {
+    csr_matrix<double> a;
+    dist::collective_try(m.comm(), [&] { a = io::read_matrix_rows(o.source, chunk, so); });
+    const global_index_type base = chunk.begin - first;
+#pragma omp parallel for reduction(max : diff, scale) schedule(static)
+    for (global_index_type i = 0; i < a.rows; ++i) {
+      double sum = 0;
+      for (offset_type k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+        sum += a.values[k] * static_cast<double>(static_cast<V>(vector_entry(a.col_idx[k], 1)));
+      const double ref = 1.25 * sum - 0.75 * static_cast<double>(static_cast<V>(vector_entry(first + base + i, 2)));
+      const double d = std::abs(static_cast<double>(yc[base + i]) - ref);
+      diff = std::isnan(d) ? std::numeric_limits<double>::infinity() : std::max(diff, d);
+      scale = std::max(scale, std::abs(ref));
+    }
   }
   diff = allreduce_max(diff, m.comm());
   scale = allreduce_max(scale, m.comm());
@@ -154,6 +162,7 @@ int run_typed(const run_options& o) {
   const bool root = me == 0;
 
   matrix_options mo;
+  mo.keep_for_update = false;  // the run never updates values: no entry map kept on the GPU
   mo.allow_nonfinite = o.allow_nonfinite;
   mo.generator_seed = o.seed;
   mo.format = o.format;
@@ -174,6 +183,12 @@ int run_typed(const run_options& o) {
   const auto& s = m.summary();
   const auto& q = m.partition_quality();
   const auto& st = m.setup_seconds();
+  constexpr double gib = 1024.0 * 1024.0 * 1024.0;
+  const spread host_peak = over_ranks(static_cast<double>(st.host_peak_bytes) / gib, world);
+  const spread gpu_peak = over_ranks(static_cast<double>(st.gpu_peak_bytes) / gib, world);
+  const spread gpu_held = over_ranks(static_cast<double>(st.gpu_held_bytes) / gib, world);
+  const spread setup_s = over_ranks(st.total(), world);
+  const double gpu_total = static_cast<double>(st.gpu_total_bytes) / gib;
 
   // ---- self-diagnosis ----
   if (root) {
@@ -188,8 +203,20 @@ int run_typed(const run_options& o) {
                  "per-GPU figures\n");
     fmt::print("transport: {} ({})\n", to_string(m.transport()), m.transport_reason());
     fmt::print("matrix {}: {} rows, {} nonzeros\n", o.source, m.global_rows(), m.global_nnz());
-    fmt::print("setup: read {:.3f} s, partition {:.3f} s, redistribute {:.3f} s, build {:.3f} s\n", st.read,
-               st.partition, st.redistribute, st.build);
+    const double nnz = static_cast<double>(m.global_nnz());
+    fmt::print("setup{}: read {:.3f} s, partition {:.3f} s, redistribute {:.3f} s, build {:.3f} s; total {:.3f} s "
+               "(slowest rank), {:.1f} M nonzeros/s\n",
+               st.on_gpu ? " (streamed to the GPU, split and built there)" : "", st.read, st.partition,
+               st.redistribute, st.build, setup_s.max, nnz / std::max(1e-9, setup_s.max) / 1e6);
+    fmt::print("memory: host peak RSS {:.2f} GiB ({:.1f} B per nonzero of the rank; min/median/max over ranks {:.2f} / "
+               "{:.2f} / {:.2f} GiB)\n",
+               host_peak.max, host_peak.max * gib / std::max(1.0, nnz / ranks), host_peak.min, host_peak.median,
+               host_peak.max);
+    if (cuda)
+      fmt::print("        GPU: setup peak {:.2f} GiB, held after setup {:.2f} GiB = {:.1f}% of the GPU's {:.1f} GiB "
+                 "(max over ranks; min/median {:.2f} / {:.2f} GiB held)\n",
+                 gpu_peak.max, gpu_held.max, 100.0 * gpu_held.max / std::max(1e-9, gpu_total), gpu_total, gpu_held.min,
+                 gpu_held.median);
     fmt::print("partition {}: edge cut {}, halo {} entries ({:.1f} KiB) in total, at most {} on a rank, nnz imbalance "
                "{:.3f}\n",
                q.method, q.edge_cut, q.halo_entries_total, q.halo_entries_total * sizeof(V) / 1024.0,
@@ -312,7 +339,18 @@ int run_typed(const run_options& o) {
     j["copy_gbps"] = copy_gbps;
     if (copy_gbps > 0) j["copy_fraction"] = gbps_per_gpu / copy_gbps;
     j["setup_seconds"] = {{"read", st.read}, {"partition", st.partition}, {"redistribute", st.redistribute},
-                          {"build", st.build}};
+                          {"build", st.build}, {"total_max_over_ranks", setup_s.max}};
+    j["setup_on_gpu"] = st.on_gpu;
+    j["setup_nnz_per_second"] = static_cast<double>(m.global_nnz()) / std::max(1e-9, setup_s.max);
+    auto over = [](const spread& s) { return nlohmann::json{{"min", s.min}, {"median", s.median}, {"max", s.max}}; };
+    j["host_peak_gib"] = over(host_peak);
+    j["host_peak_bytes_per_nnz"] = host_peak.max * gib / std::max(1.0, static_cast<double>(m.global_nnz()) / ranks);
+    if (cuda) {
+      j["gpu_setup_peak_gib"] = over(gpu_peak);
+      j["gpu_held_gib"] = over(gpu_held);
+      j["gpu_total_gib"] = gpu_total;
+      j["gpu_fill"] = gpu_held.max / std::max(1e-9, gpu_total);
+    }
     j["mpi_library"] = m.mpi().library;
     j["mpi_cuda_aware"] = m.mpi().cuda_aware;
     j["gpu_shared"] = dist::gpu_shared(m.placement());

@@ -200,6 +200,7 @@ matrix_options matrix_options_of(const solve_options& o, backend where) {
   m.transport = parse_transport(o.transport);
   m.generator_seed = o.seed;
   m.allow_nonfinite = o.allow_nonfinite;
+  m.keep_for_update = false;  // a solve never updates values
   return m;
 }
 

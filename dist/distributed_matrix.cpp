@@ -2,14 +2,18 @@
 // → transport) and the overlapped apply of DESIGN.md §1.
 #include "dist/distributed_matrix.hpp"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
+#include <numeric>
 #include <string>
 
 #include "common/errors.hpp"
 #include "dist/gpu.hpp"
 #include "dist/halo_host.hpp"
 #include "dist/setup/assign.hpp"
+#include "dist/setup/gpu_setup.hpp"
 #include "dist/setup/halo_plan.hpp"
 #include "dist/setup/load.hpp"
 #include "dist/setup/mpi_util.hpp"
@@ -34,6 +38,12 @@ std::vector<To> convert_values(const std::vector<From>& v) {
   return std::vector<To>(v.begin(), v.end());
 }
 
+std::size_t host_peak_bytes() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<std::size_t>(u.ru_maxrss) * 1024;  // Linux: KiB
+}
+
 }  // namespace
 
 template <typename V>
@@ -46,8 +56,12 @@ struct distributed_matrix<V>::impl {
   global_index_type caller_first = 0, caller_rows = 0;
   offset_type caller_nnz = 0, owned_nnz = 0;
   std::vector<global_index_type> row_offsets, caller_ids;
+  global_index_type n_owned = 0;
   layout_map map;
   halo_plan plan;
+  /// The GPU setup path: what update_values needs (keep_for_update), else null.
+  std::unique_ptr<gpu_split<V>> split;
+  bool gpu_path = false;
   std::unique_ptr<local_operator<V>> local;
   /// A_halo: boundary rows x ghost columns, in the registry's adaptive CSR (it splits very long
   /// rows, which power-law matrices have). Its product lands in halo_t, then y[halo_rows] += halo_t.
@@ -88,10 +102,17 @@ struct distributed_matrix<V>::impl {
   }
 
   bool cuda() const { return options.where == backend::cuda; }
+  /// The GPU setup path applies: the CUDA backend, and no row changes rank.
+  bool streams_to_gpu() const { return cuda() && (ranks == 1 || options.partition == partitioner::block); }
   bool exchanges() const { return plan.pattern.send_total() > 0 || plan.pattern.recv_total() > 0; }
 
   void setup(const caller_slice& slice);
+  void setup_on_gpu(const std::vector<global_index_type>& ranges, global_index_type cols, double entries_per_row,
+                    const row_reader& read);
+  void finish_setup(std::chrono::steady_clock::time_point build_start);
   void build_operators();
+  void build_local_on_gpu(device_csr<V>&& a);
+  void build_halo_operator();
   void make_buffers();
   void halo_multiply(V alpha, cuda_stream_t stream);
   void halo_finish(V alpha, V* y, cuda_stream_t stream);
@@ -133,36 +154,134 @@ void distributed_matrix<V>::impl::setup(const caller_slice& slice) {
 
   t0 = std::chrono::steady_clock::now();
   plan = build_halo_plan(comm, owned);
+  n_owned = plan.a_local.rows;
   owned = {};
   build_operators();
-  choose_and_make_transport();
-  times.build = seconds_since(t0);
-  fill_summaries();
+  finish_setup(t0);
+}
+
+/// Rows stay where they are read (one rank, or the block partition of the read ranges): each
+/// rank streams its rows through the GPU (gpu_setup.hpp), nothing moves between ranks, and the
+/// local block is built on the GPU.
+template <typename V>
+void distributed_matrix<V>::impl::setup_on_gpu(const std::vector<global_index_type>& ranges, global_index_type cols,
+                                               double entries_per_row, const row_reader& read) {
+  reset_device_peak();
+  gpu_path = true;
+  times.on_gpu = true;
+  global_rows = ranges.back();
+  collective_try(comm, [&] {
+    if (global_rows != cols)
+      DSPMV_BAD_INPUT("distributed matrix", "shape",
+                      "the matrix is " + std::to_string(global_rows) + " x " + std::to_string(cols) +
+                          "; distributing rows and x the same way needs a square matrix");
+  });
+  const row_range mine{ranges[rank], ranges[rank + 1]};
+  row_offsets = ranges;
+  caller_first = mine.begin;
+  caller_rows = n_owned = mine.size();
+  caller_ids.resize(static_cast<std::size_t>(n_owned));
+  std::iota(caller_ids.begin(), caller_ids.end(), mine.begin);
+
+  auto t0 = std::chrono::steady_clock::now();
+  gpu_split_options so;
+  so.keep_for_update = options.keep_for_update;
+  so.nnz_hint = static_cast<offset_type>(entries_per_row * static_cast<double>(n_owned));
+  gpu_split<V> s;
+  collective_try(comm, [&] {
+    s = split_rows_on_gpu<V>(mine, cols, row_chunks(mine, entries_per_row, options.setup_chunk_nnz), read, so);
+  });
+  times.read = seconds_since(t0);
+  caller_nnz = owned_nnz = s.nnz;
+  exscan_sum(caller_nnz, comm, &global_nnz);
+  map.identity = true;
+  map.identity_rows = n_owned;
+  map.identity_entries = caller_nnz;
+
+  t0 = std::chrono::steady_clock::now();
+  plan.a_halo = std::move(s.a_halo);
+  plan.halo_rows = std::move(s.halo_rows);
+  plan.ghost_ids = std::move(s.ghost_ids);
+  plan_exchange(comm, row_offsets, plan);
+  diagonal = std::move(s.diagonal);
+  build_local_on_gpu(std::move(s.a_local));
+  if (options.keep_for_update) split = std::make_unique<gpu_split<V>>(std::move(s));
+  build_halo_operator();
+  make_buffers();
+  finish_setup(t0);
 }
 
 template <typename V>
+void distributed_matrix<V>::impl::finish_setup(std::chrono::steady_clock::time_point build_start) {
+  choose_and_make_transport();
+  times.build = seconds_since(build_start);
+  fill_summaries();
+  times.host_peak_bytes = host_peak_bytes();
+  if (cuda()) {
+    times.gpu_peak_bytes = device_bytes_peak();
+    times.gpu_held_bytes = device_bytes_in_use();
+    times.gpu_total_bytes = device_memory().total;
+  }
+}
+
+/// The local operator from the host plan (the host setup path), and the halo operator.
+template <typename V>
 void distributed_matrix<V>::impl::build_operators() {
-  const auto a_local = convert_csr<V, index_type>(plan.a_local);
+  auto a_local = convert_csr<V, index_type>(plan.a_local);
   diagonal.assign(static_cast<std::size_t>(a_local.rows), V(0));
   for (global_index_type r = 0; r < a_local.rows; ++r)
     for (offset_type k = a_local.row_ptr[r]; k < a_local.row_ptr[r + 1]; ++k)
       if (a_local.col_idx[k] == r) diagonal[r] = a_local.values[k];
+  if (cuda()) {
+    device_csr<V> d;
+    collective_try(comm, [&] { d = upload_csr(a_local); });
+    a_local = {};
+    build_local_on_gpu(std::move(d));
+  } else {
+    std::string format = options.format, reason = "requested";
+    if (summary.format.empty() && format == "auto") {
+      const auto choice = select_format(compute_row_statistics(a_local), options.where);
+      format = choice.format;
+      reason = choice.reason;
+    } else if (!summary.format.empty()) {
+      format = summary.format;  // update_values keeps the format chosen at setup
+      reason = summary.format_reason;
+    }
+    collective_try(comm, [&] { local = make_operator<V>(format, a_local, options.where); });
+    summary.format = format;
+    summary.format_reason = reason;
+  }
+  build_halo_operator();
+  make_buffers();
+}
 
+/// The local operator on the GPU from a device CSR block: the selector's statistics and the
+/// format's builder run on the GPU (DESIGN.md §11).
+template <typename V>
+void distributed_matrix<V>::impl::build_local_on_gpu(device_csr<V>&& a) {
   std::string format = options.format, reason = "requested";
   if (summary.format.empty() && format == "auto") {
-    const auto choice = select_format(compute_row_statistics(a_local), options.where);
+    format_choice choice;
+    collective_try(comm, [&] { choice = select_format(compute_row_statistics(a.view()), options.where); });
     format = choice.format;
     reason = choice.reason;
   } else if (!summary.format.empty()) {
     format = summary.format;  // update_values keeps the format chosen at setup
     reason = summary.format_reason;
   }
+  local.reset();  // update_values: free the old operator before building the new one
+  collective_try(comm, [&] { local = make_operator<V>(format, std::move(a)); });
+  summary.format = format;
+  summary.format_reason = reason;
+}
+
+template <typename V>
+void distributed_matrix<V>::impl::build_halo_operator() {
   offset_type longest_halo_row = 0;
   for (global_index_type r = 0; r < plan.a_halo.rows; ++r)
     longest_halo_row = std::max(longest_halo_row, plan.a_halo.row_length(r));
   const bool fuse = cuda() && plan.a_halo.rows > 0 && longest_halo_row <= fused_halo_row;
   collective_try(comm, [&] {
-    local = make_operator<V>(format, a_local, options.where);
     halo.reset();
     fused_halo = {};
     fused_storage = device_storage();
@@ -176,9 +295,6 @@ void distributed_matrix<V>::impl::build_operators() {
       halo = make_operator<V>("csr", a_halo, options.where);
     }
   });
-  summary.format = format;
-  summary.format_reason = reason;
-  make_buffers();
 }
 
 template <typename V>
@@ -253,7 +369,7 @@ void distributed_matrix<V>::impl::choose_and_make_transport() {
 template <typename V>
 void distributed_matrix<V>::impl::fill_summaries() {
   summary.rank = rank;
-  summary.rows = plan.a_local.rows;
+  summary.rows = n_owned;
   summary.nnz = owned_nnz;
   summary.boundary_rows = static_cast<global_index_type>(plan.halo_rows.size());
   summary.interior_rows = summary.rows - summary.boundary_rows;
@@ -373,6 +489,19 @@ distributed_matrix<V> distributed_matrix<V>::from_source(MPI_Comm comm, const st
   io_options.allow_nonfinite = options.allow_nonfinite;
   io_options.h5_group = options.h5_group;
   io_options.seed = options.generator_seed;
+  io::source_format format{};
+  collective_try(p->comm, [&] { format = io::detect_format(source); });
+  // Files with a row index and generators stream to the GPU where no row changes rank; Matrix
+  // Market files (no row index: every rank parses the whole file) take the host path.
+  if (p->streams_to_gpu() && format != io::source_format::matrix_market) {
+    const auto ranges = source_row_ranges(p->comm, source, io_options);
+    io::source_info info;
+    collective_try(p->comm, [&] { info = io::describe_source(source, io_options); });
+    const double per_row = info.rows > 0 ? static_cast<double>(info.nnz) / static_cast<double>(info.rows) : 1.0;
+    p->setup_on_gpu(ranges, info.cols, per_row,
+                    [&](row_range r) { return io::read_matrix_rows(source, r, io_options); });
+    return distributed_matrix(std::move(p));
+  }
   const auto t0 = std::chrono::steady_clock::now();
   const caller_slice slice = load_slice(p->comm, source, io_options);
   p->times.read = seconds_since(t0);
@@ -505,6 +634,21 @@ void distributed_matrix<V>::from_partitioned(const V* partitioned, V* caller) co
 template <typename V>
 void distributed_matrix<V>::update_values(const V* values, memory_space space) {
   auto& m = *impl_;
+  if (m.gpu_path) {
+    // Entries in the caller's order are the read order: split them on the GPU with the kept flags.
+    collective_try(m.comm, [&] {
+      DSPMV_REQUIRE(m.caller_nnz == 0 || values != nullptr, "distributed_matrix::update_values: values is a null pointer");
+      DSPMV_REQUIRE(m.split != nullptr,
+                    "distributed_matrix::update_values: this matrix was set up with keep_for_update = false "
+                    "(matrix_options), so the GPU holds no map of its entries; set it up with keep_for_update = true");
+    });
+    device_csr<V> a;
+    collective_try(m.comm, [&] { a = split_values_on_gpu(*m.split, values, space == memory_space::device, m.plan.a_halo); });
+    m.diagonal = diagonal_on_gpu(a.view());
+    m.build_local_on_gpu(std::move(a));
+    m.build_halo_operator();
+    return;
+  }
   std::vector<V> caller(static_cast<std::size_t>(m.caller_nnz));
   collective_try(m.comm, [&] {
     DSPMV_REQUIRE(caller.empty() || values != nullptr, "distributed_matrix::update_values: values is a null pointer");

@@ -56,6 +56,13 @@ struct matrix_options {
   std::string h5_group;             ///< from_source: HDF5 group ("" finds it)
   std::uint64_t generator_seed = 1; ///< from_source: seed of random generators
   bool allow_nonfinite = false;     ///< accept NaN/Inf values in the input
+  /// CUDA backend, rows that stay where they are read (one rank, or the block partition): keep
+  /// on the GPU what update_values needs (the local block's pattern and one byte per entry, about
+  /// 5 bytes per nonzero). Programs that never update values (the command line) turn it off.
+  bool keep_for_update = true;
+  /// Entries per chunk of rows streamed through the host by the GPU setup (DESIGN.md §11): the
+  /// host holds about two chunks (16 bytes per entry each) at a time.
+  offset_type setup_chunk_nnz = offset_type{32} << 20;
 };
 
 /// Where memory passed to the API lives.
@@ -85,9 +92,17 @@ struct partition_summary {
   double nnz_imbalance = 1.0;          ///< max nnz / mean nnz
 };
 
-/// Seconds spent in each setup phase on this rank.
+/// Seconds spent in each setup phase on this rank, and the memory setup took.
 struct setup_times {
+  /// read: loading (on the GPU path, reading and splitting on the GPU overlap: read is both);
+  /// build: halo plan, local operators, transport.
   double read = 0, partition = 0, redistribute = 0, build = 0;
+  bool on_gpu = false;                ///< the GPU setup path (rows streamed to the GPU and split there)
+  std::size_t host_peak_bytes = 0;    ///< peak resident set of the process at the end of setup
+  std::size_t gpu_peak_bytes = 0;     ///< peak of distspmv's GPU allocations during setup
+  std::size_t gpu_held_bytes = 0;     ///< distspmv's GPU allocations after setup (the matrix and buffers)
+  std::size_t gpu_total_bytes = 0;    ///< the GPU's memory
+  double total() const { return read + partition + redistribute + build; }
 };
 
 template <typename ValueType>

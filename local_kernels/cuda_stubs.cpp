@@ -4,8 +4,10 @@
 #include "common/errors.hpp"
 #include "local_kernels/csr/csr.hpp"
 #include "local_kernels/cusparse/cusparse.hpp"
+#include "local_kernels/device_csr.hpp"
 #include "local_kernels/device_storage.hpp"
 #include "local_kernels/device_timing.hpp"
+#include "local_kernels/format_selector.hpp"
 #include "local_kernels/ellr/ellr.hpp"
 #include "local_kernels/hdia/hdia.hpp"
 #include "local_kernels/hll/hll.hpp"
@@ -20,12 +22,38 @@ device_storage::device_storage(device_storage&&) noexcept = default;
 device_storage& device_storage::operator=(device_storage&&) noexcept = default;
 device_storage::~device_storage() = default;
 void device_storage::release() noexcept {}
+void device_storage::adopt(device_storage&&) { DSPMV_NOT_COMPILED("CUDA"); }
+std::size_t device_bytes_in_use() { return 0; }
+std::size_t device_bytes_peak() { return 0; }
+void reset_device_peak() {}
+device_memory_info device_memory() { return {}; }
 void* device_storage::allocate_bytes(std::size_t) { DSPMV_NOT_COMPILED("CUDA"); }
 void* device_storage::upload_bytes(const void*, std::size_t) { DSPMV_NOT_COMPILED("CUDA"); }
 int cuda_device_count() { return 0; }
 void copy_to_host(void*, const void*, std::size_t) { DSPMV_NOT_COMPILED("CUDA"); }
 void copy_to_device(void*, const void*, std::size_t) { DSPMV_NOT_COMPILED("CUDA"); }
 void device_synchronize() { DSPMV_NOT_COMPILED("CUDA"); }
+
+// ---- device_csr ----
+template <typename V>
+device_csr<V> allocate_device_csr(global_index_type, global_index_type, offset_type) { DSPMV_NOT_COMPILED("CUDA"); }
+template <typename V>
+device_csr<V> upload_csr(const csr_matrix<V, index_type>&) { DSPMV_NOT_COMPILED("CUDA"); }
+template <typename V>
+csr_matrix<V, index_type> download_csr(const device_csr_view<V>&) { DSPMV_NOT_COMPILED("CUDA"); }
+#define DSPMV_INSTANTIATE(V)                                                                       \
+  template device_csr<V> allocate_device_csr<V>(global_index_type, global_index_type, offset_type); \
+  template device_csr<V> upload_csr(const csr_matrix<V, index_type>&);                             \
+  template csr_matrix<V, index_type> download_csr(const device_csr_view<V>&);
+DSPMV_INSTANTIATE(float)
+DSPMV_INSTANTIATE(double)
+#undef DSPMV_INSTANTIATE
+
+// ---- format_selector ----
+template <typename V>
+row_statistics compute_row_statistics(const device_csr_view<V>&) { DSPMV_NOT_COMPILED("CUDA"); }
+template row_statistics compute_row_statistics(const device_csr_view<float>&);
+template row_statistics compute_row_statistics(const device_csr_view<double>&);
 
 // ---- device_timing ----
 std::vector<double> time_on_device(const std::function<void(cuda_stream_t)>&, int, int) { DSPMV_NOT_COMPILED("CUDA"); }
@@ -39,6 +67,12 @@ void csr::spmv_cuda(const csr_view<V>&, V, const V*, V, V*, cuda_stream_t) {
 }
 template void csr::spmv_cuda(const csr_view<float>&, float, const float*, float, float*, cuda_stream_t);
 template void csr::spmv_cuda(const csr_view<double>&, double, const double*, double, double*, cuda_stream_t);
+template <typename V>
+device_built<csr::csr_view<V>> csr::build_cuda(device_csr<V>&&, const csr_params&) {
+  DSPMV_NOT_COMPILED("CUDA");
+}
+template device_built<csr::csr_view<float>> csr::build_cuda(device_csr<float>&&, const csr_params&);
+template device_built<csr::csr_view<double>> csr::build_cuda(device_csr<double>&&, const csr_params&);
 
 // ---- hll ----
 template <typename V>
@@ -55,6 +89,12 @@ void hdia::spmv_cuda(const hdia_view<V>&, V, const V*, V, V*, cuda_stream_t) {
 }
 template void hdia::spmv_cuda(const hdia_view<float>&, float, const float*, float, float*, cuda_stream_t);
 template void hdia::spmv_cuda(const hdia_view<double>&, double, const double*, double, double*, cuda_stream_t);
+template <typename V>
+device_built<hdia::hdia_view<V>> hdia::build_cuda(device_csr<V>&&, const hdia_params&) {
+  DSPMV_NOT_COMPILED("CUDA");
+}
+template device_built<hdia::hdia_view<float>> hdia::build_cuda(device_csr<float>&&, const hdia_params&);
+template device_built<hdia::hdia_view<double>> hdia::build_cuda(device_csr<double>&&, const hdia_params&);
 
 // ---- ipcsr ----
 template <typename V>
@@ -101,5 +141,13 @@ template std::unique_ptr<local_operator<float>> cusparse::make_operator(const st
 template std::unique_ptr<local_operator<double>> cusparse::make_operator(const std::string&,
                                                                          const csr_matrix<double, index_type>&,
                                                                          algorithm, backend);
+template <typename V>
+std::unique_ptr<local_operator<V>> cusparse::make_operator(const std::string&, device_csr<V>&&, algorithm) {
+  DSPMV_NOT_COMPILED("CUDA");
+}
+template std::unique_ptr<local_operator<float>> cusparse::make_operator(const std::string&, device_csr<float>&&,
+                                                                        algorithm);
+template std::unique_ptr<local_operator<double>> cusparse::make_operator(const std::string&, device_csr<double>&&,
+                                                                         algorithm);
 
 }  // namespace distspmv

@@ -28,8 +28,16 @@ class device_storage {
     return static_cast<const T*>(upload_bytes(v.data(), v.size() * sizeof(T)));
   }
 
-  /// A device allocation of `bytes`, uninitialised (scratch space for a kernel).
+  /// A device allocation of `bytes`, uninitialised (scratch space for a kernel). When the GPU
+  /// has too little memory left it throws bad_input naming the bytes asked for, the bytes free
+  /// and what to do (more ranks, another format), never cudaErrorMemoryAllocation.
   void* allocate_bytes(std::size_t bytes);
+
+  /// Takes over every allocation of `other` (a builder adopting the arrays it keeps).
+  void adopt(device_storage&& other);
+
+  /// Frees everything now.
+  void clear() noexcept { release(); }
 
   std::size_t bytes() const noexcept { return bytes_; }
 
@@ -38,6 +46,17 @@ class device_storage {
   std::vector<void*> blocks_;
   std::size_t bytes_ = 0;
 };
+
+/// Bytes this process holds on its GPU through device_storage (and the GPU setup's scratch),
+/// now and at the most since the last reset_device_peak(): the setup report's GPU peak.
+std::size_t device_bytes_in_use();
+std::size_t device_bytes_peak();
+void reset_device_peak();
+/// Free and total memory of the current GPU (cudaMemGetInfo); {0, 0} without CUDA.
+struct device_memory_info {
+  std::size_t free = 0, total = 0;
+};
+device_memory_info device_memory();
 
 /// CUDA devices this process can use: 0 in a build without CUDA or on a machine without a GPU.
 int cuda_device_count();

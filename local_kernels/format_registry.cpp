@@ -19,6 +19,8 @@ namespace {
 
 template <typename V>
 using factory = std::function<std::unique_ptr<local_operator<V>>(const csr_matrix<V, index_type>&, backend)>;
+template <typename V>
+using device_factory = std::function<std::unique_ptr<local_operator<V>>(device_csr<V>&&)>;
 
 /// A format_operator over `Traits` built with `params` (the common case of a registry line).
 template <typename Traits, typename V, typename Build>
@@ -26,16 +28,34 @@ std::unique_ptr<local_operator<V>> make_format(const std::string& name, Build&& 
   return std::make_unique<format_operator<Traits, V>>(name, build(), where);
 }
 
+/// A device_format_operator over `Traits` from the format's GPU builder.
+template <typename Traits, typename V, typename Build>
+std::unique_ptr<local_operator<V>> make_device_format(const std::string& name, device_csr<V>&& a, Build&& build) {
+  const global_index_type rows = a.rows, cols = a.cols;
+  const offset_type nnz = a.nnz;
+  return std::make_unique<device_format_operator<Traits, V>>(name, rows, cols, nnz, build(std::move(a)));
+}
+
 struct entry {
   format_info info;
   factory<float> make_float;
   factory<double> make_double;
+  device_factory<float> make_device_float;    ///< empty: no GPU builder
+  device_factory<double> make_device_double;
 };
 
 // One generic lambda serves both value types: one registry line per variant.
 template <typename F>
 entry make_entry(format_info info, F f) {
-  return entry{std::move(info), factory<float>(f), factory<double>(f)};
+  return entry{std::move(info), factory<float>(f), factory<double>(f), {}, {}};
+}
+
+// The same with a GPU builder (a generic lambda taking device_csr<V>&&).
+template <typename F, typename D>
+entry make_entry(format_info info, F f, D d) {
+  info.gpu_build = true;
+  return entry{std::move(info), factory<float>(f), factory<double>(f), device_factory<float>(d),
+               device_factory<double>(d)};
 }
 
 const std::vector<entry>& table() {
@@ -47,16 +67,23 @@ const std::vector<entry>& table() {
         return make_format<csr::traits, V>(name, [&] { return csr::build(a, csr::csr_params{k, 0}); }, b);
       };
     };
+    auto csr_device = [](const char* name, csr::kernel k) {
+      return [name, k](auto&& a) {
+        using V = typename std::decay_t<decltype(a)>::value_type;
+        return make_device_format<csr::traits, V>(
+            name, std::move(a), [&](device_csr<V>&& d) { return csr::build_cuda(std::move(d), csr::csr_params{k, 0}); });
+      };
+    };
     t.push_back(make_entry({"csr", "csr", true, true, "CSR, adaptive row blocks (irregular rows)"},
-                           csr_variant("csr", csr::kernel::adaptive)));
+                           csr_variant("csr", csr::kernel::adaptive), csr_device("csr", csr::kernel::adaptive)));
     t.push_back(make_entry({"csr-scalar", "csr", true, true, "CSR, one thread per row"},
-                           csr_variant("csr-scalar", csr::kernel::scalar)));
+                           csr_variant("csr-scalar", csr::kernel::scalar), csr_device("csr-scalar", csr::kernel::scalar)));
     t.push_back(make_entry({"csr-vector", "csr", true, true, "CSR, sub-warp per row, T from mean row length"},
-                           csr_variant("csr-vector", csr::kernel::vector)));
+                           csr_variant("csr-vector", csr::kernel::vector), csr_device("csr-vector", csr::kernel::vector)));
     t.push_back(make_entry({"csr-merge", "csr", true, true, "CSR, merge path: rows + nnz split evenly over threads"},
-                           csr_variant("csr-merge", csr::kernel::merge)));
+                           csr_variant("csr-merge", csr::kernel::merge), csr_device("csr-merge", csr::kernel::merge)));
     t.push_back(make_entry({"csr-split", "csr", true, true, "CSR, nonzeros split into even tiles (cuSPARSE's split)"},
-                           csr_variant("csr-split", csr::kernel::split)));
+                           csr_variant("csr-split", csr::kernel::split), csr_device("csr-split", csr::kernel::split)));
     // ---- ELLR-T / PELLR (seeds 001, 000) ----
     auto ellr_variant = [](const char* name, int threads_per_row) {
       return [name, threads_per_row](const auto& a, backend b) {
@@ -97,6 +124,12 @@ const std::vector<entry>& table() {
                            [](const auto& a, backend b) {
                              using V = typename std::decay_t<decltype(a)>::value_type;
                              return make_format<hdia::traits, V>("hdia", [&] { return hdia::build(a, hdia::hdia_params{}); }, b);
+                           },
+                           [](auto&& a) {
+                             using V = typename std::decay_t<decltype(a)>::value_type;
+                             return make_device_format<hdia::traits, V>("hdia", std::move(a), [](device_csr<V>&& d) {
+                               return hdia::build_cuda(std::move(d), hdia::hdia_params{});
+                             });
                            }));
     // ---- IPCSR (seed 004) ----
     t.push_back(make_entry({"ipcsr", "csr", true, true, "CSR, row blocks sized to shared memory, adaptive threads per row"},
@@ -122,12 +155,18 @@ const std::vector<entry>& table() {
     auto cusparse_variant = [](const char* name, cusparse::algorithm alg) {
       return [name, alg](const auto& a, backend b) { return cusparse::make_operator(name, a, alg, b); };
     };
+    auto cusparse_device = [](const char* name, cusparse::algorithm alg) {
+      return [name, alg](auto&& a) { return cusparse::make_operator(name, std::move(a), alg); };
+    };
     t.push_back(make_entry({"cusparse", "cusparse", false, true, "cuSPARSE CSR, default algorithm"},
-                           cusparse_variant("cusparse", cusparse::algorithm::csr_default)));
+                           cusparse_variant("cusparse", cusparse::algorithm::csr_default),
+                           cusparse_device("cusparse", cusparse::algorithm::csr_default)));
     t.push_back(make_entry({"cusparse-alg1", "cusparse", false, true, "cuSPARSE CSR ALG1"},
-                           cusparse_variant("cusparse-alg1", cusparse::algorithm::csr_alg1)));
+                           cusparse_variant("cusparse-alg1", cusparse::algorithm::csr_alg1),
+                           cusparse_device("cusparse-alg1", cusparse::algorithm::csr_alg1)));
     t.push_back(make_entry({"cusparse-alg2", "cusparse", false, true, "cuSPARSE CSR ALG2 (merge-based)"},
-                           cusparse_variant("cusparse-alg2", cusparse::algorithm::csr_alg2)));
+                           cusparse_variant("cusparse-alg2", cusparse::algorithm::csr_alg2),
+                           cusparse_device("cusparse-alg2", cusparse::algorithm::csr_alg2)));
     t.push_back(make_entry({"cusparse-sell", "cusparse", false, true, "cuSPARSE sliced ELL, slice 32"},
                            cusparse_variant("cusparse-sell", cusparse::algorithm::sell)));
     return t;
@@ -170,8 +209,28 @@ std::unique_ptr<local_operator<V>> make_operator(const std::string& name, const 
     return e.make_double(a, where);
 }
 
+template <typename V>
+std::unique_ptr<local_operator<V>> make_operator(const std::string& name, device_csr<V>&& a) {
+  const entry& e = find_entry(name);
+  if (!e.info.cuda) DSPMV_BAD_INPUT("--format", name, "has no CUDA kernel (use --backend host)");
+  const device_factory<V>& gpu = [&]() -> const device_factory<V>& {
+    if constexpr (std::is_same_v<V, float>)
+      return e.make_device_float;
+    else
+      return e.make_device_double;
+  }();
+  if (gpu) return gpu(std::move(a));
+  // No GPU builder yet: the host builder on a downloaded copy (costs host memory for the block).
+  csr_matrix<V, index_type> host = download_csr(a.view());
+  a = {};
+  auto op = make_operator(name, host, backend::cuda);
+  return op;
+}
+
 template std::unique_ptr<local_operator<float>> make_operator(const std::string&, const csr_matrix<float, index_type>&,
                                                               backend);
+template std::unique_ptr<local_operator<float>> make_operator(const std::string&, device_csr<float>&&);
+template std::unique_ptr<local_operator<double>> make_operator(const std::string&, device_csr<double>&&);
 template std::unique_ptr<local_operator<double>> make_operator(const std::string&,
                                                                const csr_matrix<double, index_type>&, backend);
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/csr_matrix.hpp"
+#include "local_kernels/device_csr.hpp"
 #include "local_kernels/local_operator.hpp"
 
 namespace distspmv {
@@ -22,6 +23,7 @@ struct format_info {
   bool host = true;         ///< has a host SpMV
   bool cuda = true;         ///< has a CUDA SpMV
   std::string description;  ///< one line for --help
+  bool gpu_build = false;   ///< has a GPU builder (built from a device CSR without a host copy)
 };
 
 /// Every variant, in the order `--format all` runs them.
@@ -36,5 +38,12 @@ template <typename ValueType>
 std::unique_ptr<local_operator<ValueType>> make_operator(const std::string& name,
                                                          const csr_matrix<ValueType, index_type>& a,
                                                          backend where);
+
+/// Builds `name` for the CUDA backend from a device CSR block, consuming it (DESIGN.md §11).
+/// Formats with a GPU builder (format_info::gpu_build) never copy the matrix to the host; the
+/// others are built on the host from a downloaded copy and uploaded, and their stats().params
+/// say "built on the host".
+template <typename ValueType>
+std::unique_ptr<local_operator<ValueType>> make_operator(const std::string& name, device_csr<ValueType>&& a);
 
 }  // namespace distspmv

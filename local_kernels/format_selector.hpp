@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/csr_matrix.hpp"
+#include "local_kernels/device_csr.hpp"
 #include "local_kernels/local_operator.hpp"
 
 namespace distspmv {
@@ -30,6 +31,11 @@ struct row_statistics {
 
 template <typename V, typename I>
 row_statistics compute_row_statistics(const csr_matrix<V, I>& a);
+
+/// The same statistics of a device CSR block, computed on the GPU without a host copy
+/// (format_selector_cuda.cu); equal to the host version on download_csr(a).
+template <typename V>
+row_statistics compute_row_statistics(const device_csr_view<V>& a);
 
 struct format_choice {
   std::string format;

@@ -204,6 +204,10 @@ owned_rows redistribute(MPI_Comm comm, const caller_slice& s, const std::vector<
 
 template <typename T>
 void rows_to_partitioned(const layout_map& map, const T* caller, T* owned, MPI_Comm comm) {
+  if (map.identity) {
+    std::copy(caller, caller + map.identity_rows, owned);
+    return;
+  }
   std::vector<T> send(map.row_send_order.size()), recv(map.row_recv_pos.size());
   for (std::size_t k = 0; k < send.size(); ++k) send[k] = caller[map.row_send_order[k]];
   alltoallv_known(send.data(), map.row_send_counts, recv.data(), map.row_recv_counts, comm);
@@ -212,6 +216,10 @@ void rows_to_partitioned(const layout_map& map, const T* caller, T* owned, MPI_C
 
 template <typename T>
 void rows_from_partitioned(const layout_map& map, const T* owned, T* caller, MPI_Comm comm) {
+  if (map.identity) {
+    std::copy(owned, owned + map.identity_rows, caller);
+    return;
+  }
   std::vector<T> send(map.row_recv_pos.size()), recv(map.row_send_order.size());
   for (std::size_t k = 0; k < send.size(); ++k) send[k] = owned[map.row_recv_pos[k]];
   alltoallv_known(send.data(), map.row_recv_counts, recv.data(), map.row_send_counts, comm);
@@ -220,6 +228,10 @@ void rows_from_partitioned(const layout_map& map, const T* owned, T* caller, MPI
 
 template <typename T>
 void entries_to_partitioned(const layout_map& map, const T* caller, T* owned, MPI_Comm comm) {
+  if (map.identity) {
+    std::copy(caller, caller + map.identity_entries, owned);
+    return;
+  }
   std::vector<T> send;
   send.reserve(map.caller_row_ptr.empty() ? 0 : static_cast<std::size_t>(map.caller_row_ptr.back()));
   for (global_index_type i : map.row_send_order)

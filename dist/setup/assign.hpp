@@ -19,6 +19,11 @@ namespace distspmv::dist {
 /// in the caller's order); receiving side: received row k lands at owned row row_recv_pos[k] and
 /// received entry k at owned CSR entry entry_recv_pos[k].
 struct layout_map {
+  /// Rows stay where they were read (one rank, or the GPU setup's block partition): the two
+  /// layouts are the same, every move is a copy, and none of the arrays below is kept.
+  bool identity = false;
+  global_index_type identity_rows = 0;
+  offset_type identity_entries = 0;
   std::vector<std::int64_t> row_send_counts, row_recv_counts;
   std::vector<global_index_type> row_send_order;
   std::vector<global_index_type> row_recv_pos;

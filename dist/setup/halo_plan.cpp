@@ -16,7 +16,7 @@ int owner_of(const std::vector<global_index_type>& row_offsets, global_index_typ
 }  // namespace
 
 halo_plan build_halo_plan(MPI_Comm comm, const owned_rows& rows) {
-  const int p = comm_size(comm), me = comm_rank(comm);
+  const int me = comm_rank(comm);
   const auto& a = rows.a;
   const global_index_type lo = rows.row_offsets[me], hi = rows.row_offsets[me + 1];
   const global_index_type n = hi - lo;
@@ -72,9 +72,16 @@ halo_plan build_halo_plan(MPI_Comm comm, const owned_rows& rows) {
   // duplicate leading zero.
   ah.row_ptr.erase(ah.row_ptr.begin());
 
+  plan_exchange(comm, rows.row_offsets, plan);
+  return plan;
+}
+
+void plan_exchange(MPI_Comm comm, const std::vector<global_index_type>& row_offsets, halo_plan& plan) {
+  const int p = comm_size(comm), me = comm_rank(comm);
+  const global_index_type lo = row_offsets[me];
   // Receive ranges by owner, and ask each owner for the ids we need.
   std::vector<std::int64_t> ask_counts(p, 0);
-  for (global_index_type g : plan.ghost_ids) ++ask_counts[owner_of(rows.row_offsets, g)];
+  for (global_index_type g : plan.ghost_ids) ++ask_counts[owner_of(row_offsets, g)];
   for (int q = 0; q < p; ++q)
     if (ask_counts[q] > 0) {
       plan.pattern.recv_ranks.push_back(q);
@@ -89,7 +96,6 @@ halo_plan build_halo_plan(MPI_Comm comm, const owned_rows& rows) {
       plan.pattern.send_ranks.push_back(q);
       plan.pattern.send_offsets.push_back(plan.pattern.send_offsets.back() + asked_counts[q]);
     }
-  return plan;
 }
 
 void scatter_values(const std::vector<double>& owned_values, halo_plan& plan) {

@@ -38,6 +38,11 @@ struct halo_plan {
 /// Builds the plan from this rank's owned rows. Collective (one exchange of requested ids).
 halo_plan build_halo_plan(MPI_Comm comm, const owned_rows& rows);
 
+/// The exchange part of the plan (pattern, send_idx) from plan.ghost_ids: each ghost's owner is
+/// asked for it. `row_offsets` has ranks + 1 entries; this rank owns [row_offsets[me],
+/// row_offsets[me + 1]). Collective. (The GPU setup finds the ghosts itself, then calls this.)
+void plan_exchange(MPI_Comm comm, const std::vector<global_index_type>& row_offsets, halo_plan& plan);
+
 /// Refills a_local and a_halo values from owned CSR values (same pattern).
 void scatter_values(const std::vector<double>& owned_values, halo_plan& plan);
 

@@ -20,13 +20,15 @@
 //             row spreads over many blocks, and a block owns the rows that end in its tile. The
 //             row left open at a tile's end is finished by the merge kernel's fix-up.
 // The adaptive kernel's row blocks and the merge and split kernels' tiles (each tile's first row and
-// nonzero: tile_rows, tile_nnz) are computed on the host at build time, and so is whether the
-// adaptive and split kernels stream the matrix past the L2 cache (stream_matrix).
+// nonzero: tile_rows, tile_nnz) are computed on the host at build time (build_cuda too, from the
+// downloaded row pointer), and so is whether the adaptive and split kernels stream the matrix past
+// the L2 cache (stream_matrix; build_cuda reduces the columns on the GPU).
 #pragma once
 
 #include <vector>
 
 #include "common/csr_matrix.hpp"
+#include "local_kernels/format_operator.hpp"
 #include "local_kernels/local_operator.hpp"
 
 namespace distspmv::csr {
@@ -106,6 +108,11 @@ struct csr_view {
 template <typename ValueType>
 csr_format_matrix<ValueType> build(const csr_matrix<ValueType, index_type>& a, const csr_params& params);
 
+/// Builds on the GPU from a device CSR block (DESIGN.md §11): takes over a's arrays (no copy) and
+/// computes the kernel's data on the GPU; the arrays equal build()'s on download_csr(a), bitwise.
+template <typename ValueType>
+device_built<csr_view<ValueType>> build_cuda(device_csr<ValueType>&& a, const csr_params& params);
+
 /// Back to plain CSR (round-trip check).
 template <typename ValueType>
 csr_matrix<ValueType, index_type> to_csr(const csr_format_matrix<ValueType>& m);
@@ -151,6 +158,35 @@ constexpr double stream_span_bytes = 1 << 20;
 /// Mean x span of the adaptive row blocks, in entries (see stream_span_bytes).
 double mean_gather_span(const std::vector<offset_type>& row_ptr, const std::vector<index_type>& col_idx,
                         const std::vector<index_type>& row_blocks);
+
+/// The same from each block's smallest and largest column (lo[b], hi[b]; ignored where block b has
+/// no nonzeros): the arithmetic both builders share, so their results agree bitwise. build_cuda
+/// reduces lo and hi on the GPU.
+double mean_gather_span(const std::vector<offset_type>& row_ptr, const std::vector<index_type>& row_blocks,
+                        const std::vector<index_type>& lo, const std::vector<index_type>& hi);
+
+/// The part of build() that reads only the row pointer (rows + 1 entries, validated): rows, cols,
+/// nnz, params (threads_per_row resolved), row_blocks, tile_rows, tile_nnz, zeroed tile_carry,
+/// and stats.n_iter, n_p, padding_ratio; row_ptr, col_idx and values stay empty. build_cuda
+/// downloads the row pointer (8 bytes per row) and calls it too, so both builders share it.
+template <typename ValueType>
+csr_format_matrix<ValueType> build_row_plan(const std::vector<offset_type>& row_ptr, global_index_type cols,
+                                            const csr_params& params);
+
+/// The row blocks whose mean gather span decides stream_matrix: row_blocks for the adaptive
+/// kernel, tile_rows for the split kernel; nullptr for the others (never streamed).
+template <typename ValueType>
+const std::vector<index_type>* gather_blocks(const csr_format_matrix<ValueType>& m) {
+  if (m.params.algorithm == kernel::adaptive) return &m.row_blocks;
+  if (m.params.algorithm == kernel::split) return &m.tile_rows;
+  return nullptr;
+}
+
+/// Completes a build_row_plan: stream_matrix from the mean gather span of gather_blocks(m) (in
+/// entries; pass 0 where it is null), then stats.stored_bytes (from rows and nnz, so also for a
+/// matrix whose CSR arrays live on the GPU) and stats.params.
+template <typename ValueType>
+void finish_build(csr_format_matrix<ValueType>& m, double mean_span);
 
 /// Threads per row for the vector kernel from the mean row length (2, 4, ..., 32).
 int vector_threads_per_row(double mean_row_length);

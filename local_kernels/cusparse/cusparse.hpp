@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/csr_matrix.hpp"
+#include "local_kernels/device_csr.hpp"
 #include "local_kernels/local_operator.hpp"
 
 namespace distspmv::cusparse {
@@ -18,5 +19,11 @@ template <typename ValueType>
 std::unique_ptr<local_operator<ValueType>> make_operator(const std::string& name,
                                                          const csr_matrix<ValueType, index_type>& a,
                                                          algorithm alg, backend where);
+
+/// The same on a device CSR block, whose arrays the operator takes over (CSR algorithms: no copy
+/// where nnz < 2^31; 32-bit offsets, or 64-bit columns past that, are made on the GPU).
+template <typename ValueType>
+std::unique_ptr<local_operator<ValueType>> make_operator(const std::string& name, device_csr<ValueType>&& a,
+                                                         algorithm alg);
 
 }  // namespace distspmv::cusparse

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "common/csr_matrix.hpp"
+#include "local_kernels/format_operator.hpp"
 #include "local_kernels/local_operator.hpp"
 
 namespace distspmv::hdia {
@@ -77,6 +78,11 @@ struct hdia_view {
 /// parameters, more than 2^31 - 1 rows, or a matrix without diagonal structure (see above).
 template <typename ValueType>
 hdia_matrix<ValueType> build(const csr_matrix<ValueType, index_type>& a, const hdia_params& params);
+
+/// Builds on the GPU from a device CSR block (DESIGN.md §11): the same arrays as build() on
+/// download_csr(a), bitwise, and the same refusals (bad_input) for the same matrices.
+template <typename ValueType>
+device_built<hdia_view<ValueType>> build_cuda(device_csr<ValueType>&& a, const hdia_params& params);
 
 /// Back to CSR (stored zeros dropped).
 template <typename ValueType>

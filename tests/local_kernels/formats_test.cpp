@@ -27,11 +27,20 @@ struct case_result {
   std::string refused;  // non-empty when the format declined to build this matrix
 };
 
+/// How an operator is made: on the host, on the host and uploaded, or on the GPU from a device
+/// CSR (the GPU builders of DESIGN.md §11; formats without one fall back to the host builder).
+enum class build_path { host, cuda, cuda_gpu_build };
+
+const char* to_string(build_path p) {
+  return p == build_path::host ? "host" : p == build_path::cuda ? "cuda" : "cuda_gpu_build";
+}
+
 /// Runs `format` on `a` (converted to V) with random alpha, beta, x, y and compares with the
 /// double oracle. beta == 0 runs with y poisoned by NaN.
 template <typename V>
-case_result run_case(const std::string& format, const csr_matrix<double, index_type>& a, backend where, bool beta_zero,
-                     std::uint64_t seed) {
+case_result run_case(const std::string& format, const csr_matrix<double, index_type>& a, build_path path,
+                     bool beta_zero, std::uint64_t seed) {
+  const backend where = path == build_path::host ? backend::host : backend::cuda;
   const auto av = convert_csr<V, index_type>(a);
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(-2.0, 2.0);
@@ -43,7 +52,7 @@ case_result run_case(const std::string& format, const csr_matrix<double, index_t
 
   std::unique_ptr<local_operator<V>> op;
   try {
-    op = make_operator<V>(format, av, where);
+    op = path == build_path::cuda_gpu_build ? make_operator<V>(format, upload_csr(av)) : make_operator<V>(format, av, where);
   } catch (const bad_input& e) {
     // A format may refuse a matrix it cannot store sensibly (HDIA with many diagonals, ELL-G with
     // huge padding); refusing is correct behaviour, computing a wrong y is not.
@@ -98,7 +107,7 @@ std::vector<std::string> formats_for(backend where) {
   return names;
 }
 
-class FormatTest : public ::testing::TestWithParam<std::tuple<std::string, backend>> {
+class FormatTest : public ::testing::TestWithParam<std::tuple<std::string, build_path>> {
  protected:
   int refusals_ = 0;
   int ran_ = 0;
@@ -106,7 +115,7 @@ class FormatTest : public ::testing::TestWithParam<std::tuple<std::string, backe
     if (refusals_ > 0) std::printf("  %s declined %d case(s)\n", std::get<0>(GetParam()).c_str(), refusals_);
   }
   void SetUp() override {
-    if (std::get<1>(GetParam()) == backend::cuda && cuda_device_count() == 0)
+    if (std::get<1>(GetParam()) != build_path::host && cuda_device_count() == 0)
       GTEST_SKIP() << "no CUDA device (or built without CUDA)";
   }
   void check(const test::named_matrix& m, std::uint64_t seed) {
@@ -154,11 +163,17 @@ std::string param_name(const ::testing::TestParamInfo<FormatTest::ParamType>& in
 
 INSTANTIATE_TEST_SUITE_P(Host, FormatTest,
                          ::testing::Combine(::testing::ValuesIn(formats_for(backend::host)),
-                                            ::testing::Values(backend::host)),
+                                            ::testing::Values(build_path::host)),
                          param_name);
 INSTANTIATE_TEST_SUITE_P(Cuda, FormatTest,
                          ::testing::Combine(::testing::ValuesIn(formats_for(backend::cuda)),
-                                            ::testing::Values(backend::cuda)),
+                                            ::testing::Values(build_path::cuda)),
+                         param_name);
+// Every CUDA format again, made by make_operator(name, device_csr&&): the GPU builders where the
+// format has one (format_info::gpu_build), else the host builder on a downloaded copy.
+INSTANTIATE_TEST_SUITE_P(CudaGpuBuild, FormatTest,
+                         ::testing::Combine(::testing::ValuesIn(formats_for(backend::cuda)),
+                                            ::testing::Values(build_path::cuda_gpu_build)),
                          param_name);
 
 }  // namespace
