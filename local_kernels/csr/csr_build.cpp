@@ -25,12 +25,25 @@ int vector_threads_per_row(double mean_row_length) {
 
 double mean_gather_span(const std::vector<offset_type>& row_ptr, const std::vector<index_type>& col_idx,
                         const std::vector<index_type>& row_blocks) {
+  const std::size_t blocks = row_blocks.empty() ? 0 : row_blocks.size() - 1;
+  std::vector<index_type> lo(blocks, 0), hi(blocks, 0);
+  for (std::size_t b = 0; b < blocks; ++b) {
+    const offset_type begin = row_ptr[row_blocks[b]], end = row_ptr[row_blocks[b + 1]];
+    if (begin == end) continue;
+    const auto [l, h] = std::minmax_element(col_idx.begin() + begin, col_idx.begin() + end);
+    lo[b] = *l;
+    hi[b] = *h;
+  }
+  return mean_gather_span(row_ptr, row_blocks, lo, hi);
+}
+
+double mean_gather_span(const std::vector<offset_type>& row_ptr, const std::vector<index_type>& row_blocks,
+                        const std::vector<index_type>& lo, const std::vector<index_type>& hi) {
   double weighted = 0;
   for (std::size_t b = 0; b + 1 < row_blocks.size(); ++b) {
     const offset_type begin = row_ptr[row_blocks[b]], end = row_ptr[row_blocks[b + 1]];
     if (begin == end) continue;
-    const auto [lo, hi] = std::minmax_element(col_idx.begin() + begin, col_idx.begin() + end);
-    weighted += static_cast<double>(end - begin) * static_cast<double>(*hi - *lo);
+    weighted += static_cast<double>(end - begin) * static_cast<double>(hi[b] - lo[b]);
   }
   const offset_type nnz = row_ptr.empty() ? 0 : row_ptr.back();
   return nnz > 0 ? weighted / static_cast<double>(nnz) : 0.0;
@@ -86,17 +99,15 @@ merge_partition partition_nnz(const std::vector<offset_type>& row_ptr, offset_ty
 }
 
 template <typename V>
-csr_format_matrix<V> build(const csr_matrix<V, index_type>& a, const csr_params& params) {
-  validate_csr(a, "csr::build", /*allow_nonfinite=*/true);
+csr_format_matrix<V> build_row_plan(const std::vector<offset_type>& row_ptr, global_index_type cols,
+                                    const csr_params& params) {
+  const global_index_type rows = static_cast<global_index_type>(row_ptr.size()) - 1;
   csr_format_matrix<V> m;
-  m.rows = a.rows;
-  m.cols = a.cols;
-  m.nnz = a.nnz();
-  m.row_ptr = a.row_ptr;
-  m.col_idx = a.col_idx;
-  m.values = a.values;
+  m.rows = rows;
+  m.cols = cols;
+  m.nnz = row_ptr.back();
   m.params = params;
-  const double mean = a.rows > 0 ? static_cast<double>(m.nnz) / static_cast<double>(a.rows) : 0.0;
+  const double mean = rows > 0 ? static_cast<double>(m.nnz) / static_cast<double>(rows) : 0.0;
   if (m.params.threads_per_row <= 0) m.params.threads_per_row = vector_threads_per_row(mean);
 
   if (params.algorithm == kernel::adaptive) {
@@ -104,55 +115,72 @@ csr_format_matrix<V> build(const csr_matrix<V, index_type>& a, const csr_params&
     // closes the current block and forms its own.
     m.row_blocks.push_back(0);
     global_index_type start = 0;
-    for (global_index_type r = 0; r < a.rows; ++r) {
-      const offset_type block_nnz = a.row_ptr[r + 1] - a.row_ptr[start];
+    for (global_index_type r = 0; r < rows; ++r) {
+      const offset_type block_nnz = row_ptr[r + 1] - row_ptr[start];
       const offset_type block_rows = r + 1 - start;
       if (block_nnz > adaptive_block_nnz || block_rows > adaptive_block_rows) {
         if (r > start) {  // close the block before row r, start a new one at r
           m.row_blocks.push_back(static_cast<index_type>(r));
           start = r;
         }
-        if (a.row_ptr[r + 1] - a.row_ptr[r] > adaptive_block_nnz) {  // long row: alone
+        if (row_ptr[r + 1] - row_ptr[r] > adaptive_block_nnz) {  // long row: alone
           m.row_blocks.push_back(static_cast<index_type>(r + 1));
           start = r + 1;
         }
       }
     }
-    if (m.row_blocks.back() != a.rows) m.row_blocks.push_back(static_cast<index_type>(a.rows));
-    m.stream_matrix = mean_gather_span(m.row_ptr, m.col_idx, m.row_blocks) * sizeof(V) > stream_span_bytes;
+    if (m.row_blocks.back() != rows) m.row_blocks.push_back(static_cast<index_type>(rows));
   }
   if (params.algorithm == kernel::merge || params.algorithm == kernel::split) {
-    auto p = params.algorithm == kernel::merge ? partition_merge_path(a.row_ptr, merge_items_per_block<V>)
-                                               : partition_nnz(a.row_ptr, split_tile_nnz);
+    auto p = params.algorithm == kernel::merge ? partition_merge_path(row_ptr, merge_items_per_block<V>)
+                                               : partition_nnz(row_ptr, split_tile_nnz);
     m.tile_rows = std::move(p.rows);
     m.tile_nnz = std::move(p.nnz);
     m.tile_carry.assign(m.tile_rows.size() - 1, V(0));
   }
-  if (params.algorithm == kernel::split)
-    m.stream_matrix = mean_gather_span(m.row_ptr, m.col_idx, m.tile_rows) * sizeof(V) > stream_span_bytes;
 
-  m.stats.stored_bytes = m.row_ptr.size() * sizeof(offset_type) + m.col_idx.size() * sizeof(index_type) +
-                         m.values.size() * sizeof(V) + m.row_blocks.size() * sizeof(index_type) +
-                         m.tile_rows.size() * sizeof(index_type) + m.tile_nnz.size() * sizeof(offset_type) +
-                         m.tile_carry.size() * sizeof(V);
   m.stats.padding_ratio = 1.0;
   // N_iter: warp-synchronous iterations if one thread handled each row (eq. 1 of seed 000).
-  for (global_index_type w = 0; w < a.rows; w += 32) {
+  for (global_index_type w = 0; w < rows; w += 32) {
     offset_type longest = 0;
-    for (global_index_type r = w; r < std::min<global_index_type>(w + 32, a.rows); ++r)
-      longest = std::max(longest, a.row_ptr[r + 1] - a.row_ptr[r]);
+    for (global_index_type r = w; r < std::min<global_index_type>(w + 32, rows); ++r)
+      longest = std::max(longest, row_ptr[r + 1] - row_ptr[r]);
     m.stats.n_iter += longest;
   }
   m.stats.n_p = m.stats.n_iter * 32 - m.nnz;
+  return m;
+}
+
+template <typename V>
+void finish_build(csr_format_matrix<V>& m, double mean_span) {
+  m.stream_matrix = mean_span * sizeof(V) > stream_span_bytes;
+  // Counted from rows and nnz rather than the vectors' sizes: the GPU builder's matrix has no
+  // row_ptr, col_idx and values on the host (its arrays are the device CSR's).
+  m.stats.stored_bytes = static_cast<std::size_t>(m.rows + 1) * sizeof(offset_type) +
+                         static_cast<std::size_t>(m.nnz) * sizeof(index_type) +
+                         static_cast<std::size_t>(m.nnz) * sizeof(V) + m.row_blocks.size() * sizeof(index_type) +
+                         m.tile_rows.size() * sizeof(index_type) + m.tile_nnz.size() * sizeof(offset_type) +
+                         m.tile_carry.size() * sizeof(V);
+  const kernel k = m.params.algorithm;
   const char* names[] = {"scalar", "vector", "adaptive", "merge", "split"};
-  m.stats.params = std::string("kernel=") + names[static_cast<int>(params.algorithm)] +
-                   (params.algorithm == kernel::vector ? " T=" + std::to_string(m.params.threads_per_row) : "") +
+  m.stats.params = std::string("kernel=") + names[static_cast<int>(k)] +
+                   (k == kernel::vector ? " T=" + std::to_string(m.params.threads_per_row) : "") +
                    (m.stream_matrix ? " streamed" : "") +
-                   (params.algorithm == kernel::merge
-                        ? " items/thread=" + std::to_string(merge_items_per_thread<V>) + " blocks=" +
-                              std::to_string(m.tile_carry.size())
-                        : "") +
-                   (params.algorithm == kernel::split ? " tiles=" + std::to_string(m.tile_carry.size()) : "");
+                   (k == kernel::merge ? " items/thread=" + std::to_string(merge_items_per_thread<V>) +
+                                             " blocks=" + std::to_string(m.tile_carry.size())
+                                       : "") +
+                   (k == kernel::split ? " tiles=" + std::to_string(m.tile_carry.size()) : "");
+}
+
+template <typename V>
+csr_format_matrix<V> build(const csr_matrix<V, index_type>& a, const csr_params& params) {
+  validate_csr(a, "csr::build", /*allow_nonfinite=*/true);
+  csr_format_matrix<V> m = build_row_plan<V>(a.row_ptr, a.cols, params);
+  const std::vector<index_type>* blocks = gather_blocks(m);
+  finish_build(m, blocks ? mean_gather_span(a.row_ptr, a.col_idx, *blocks) : 0.0);
+  m.row_ptr = a.row_ptr;
+  m.col_idx = a.col_idx;
+  m.values = a.values;
   return m;
 }
 
@@ -167,9 +195,13 @@ csr_matrix<V, index_type> to_csr(const csr_format_matrix<V>& m) {
   return a;
 }
 
-template csr_format_matrix<float> build(const csr_matrix<float, index_type>&, const csr_params&);
-template csr_format_matrix<double> build(const csr_matrix<double, index_type>&, const csr_params&);
-template csr_matrix<float, index_type> to_csr(const csr_format_matrix<float>&);
-template csr_matrix<double, index_type> to_csr(const csr_format_matrix<double>&);
+#define DSPMV_INSTANTIATE(V)                                                                                      \
+  template csr_format_matrix<V> build(const csr_matrix<V, index_type>&, const csr_params&);                        \
+  template csr_format_matrix<V> build_row_plan(const std::vector<offset_type>&, global_index_type, const csr_params&); \
+  template void finish_build(csr_format_matrix<V>&, double);                                                        \
+  template csr_matrix<V, index_type> to_csr(const csr_format_matrix<V>&);
+DSPMV_INSTANTIATE(float)
+DSPMV_INSTANTIATE(double)
+#undef DSPMV_INSTANTIATE
 
 }  // namespace distspmv::csr

@@ -1,0 +1,178 @@
+// The GPU builders that take over a device CSR block (DESIGN.md §11): csr::build_cuda must give
+// every array, flag and statistic of csr::build on the host, bitwise, for all five CSR kernels;
+// cuSPARSE's operator from a device CSR must compute the y of the one from a host CSR. Skips
+// without a GPU (label cuda).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/errors.hpp"
+#include "local_kernels/csr/csr.hpp"
+#include "local_kernels/cusparse/cusparse.hpp"
+#include "local_kernels/device_csr.hpp"
+#include "local_kernels/device_storage.hpp"
+#include "tests/support/test_matrices.hpp"
+#include "tests/support/test_support.hpp"
+
+namespace distspmv {
+namespace {
+
+class CsrBuildCuda : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device (or built without CUDA)";
+  }
+};
+using CusparseFromDevice = CsrBuildCuda;
+
+/// The edge cases and random matrices of odd sizes: rows shorter and longer than the adaptive
+/// stage (2048 nonzeros), row counts around the warp, the 512-row block cap and the tiles.
+std::vector<test::named_matrix> matrices() {
+  std::vector<test::named_matrix> all = test::edge_case_matrices();
+  all.push_back({"random_1x1", test::random_csr(1, 1, 0, 1, 11)});
+  all.push_back({"random_33x17", test::random_csr(33, 17, 0, 17, 12)});
+  all.push_back({"random_4097x3001", test::random_csr(4097, 3001, 0, 40, 13)});
+  all.push_back({"random_513x5003_long_rows", test::random_csr(513, 5003, 1500, 4000, 14)});
+  all.push_back({"random_2049x100003", test::random_csr(2049, 100003, 0, 700, 15)});
+  return all;
+}
+
+/// Equal bit patterns (values too: -0.0 and NaN payloads count), naming the first difference.
+template <typename T>
+void expect_bitwise(const std::vector<T>& host, const T* device, const std::string& what) {
+  const std::vector<T> got = download_array(device, host.size());
+  for (std::size_t i = 0; i < host.size(); ++i) {
+    if (std::memcmp(&got[i], &host[i], sizeof(T)) != 0) {
+      ADD_FAILURE() << what << "[" << i << "]: GPU " << got[i] << ", host " << host[i];
+      return;
+    }
+  }
+}
+
+template <typename V>
+void check_build(const test::named_matrix& nm, csr::kernel k) {
+  static const char* names[] = {"scalar", "vector", "adaptive", "merge", "split"};
+  SCOPED_TRACE(nm.name + " kernel=" + names[static_cast<int>(k)] + (sizeof(V) == 4 ? " float" : " double"));
+  const auto a = convert_csr<V, index_type>(nm.a);
+  const csr::csr_params params{k, 0};
+  const csr::csr_format_matrix<V> host = csr::build(a, params);
+  const csr::csr_view<V> h = csr::traits::view_of(host, [](const auto& vec) { return vec.data(); });
+
+  device_built<csr::csr_view<V>> built = csr::build_cuda(upload_csr(a), params);
+  const csr::csr_view<V>& d = built.view;
+  EXPECT_EQ(d.rows, h.rows);
+  EXPECT_EQ(d.cols, h.cols);
+  EXPECT_EQ(d.n_row_blocks, h.n_row_blocks);
+  EXPECT_EQ(d.stream_matrix, h.stream_matrix);
+  EXPECT_EQ(d.n_tiles, h.n_tiles);
+  EXPECT_EQ(d.algorithm, h.algorithm);
+  EXPECT_EQ(d.threads_per_row, h.threads_per_row);
+  expect_bitwise(host.row_ptr, d.row_ptr, "row_ptr");
+  expect_bitwise(host.col_idx, d.col_idx, "col_idx");
+  expect_bitwise(host.values, d.values, "values");
+  expect_bitwise(host.row_blocks, d.row_blocks, "row_blocks");
+  expect_bitwise(host.tile_rows, d.tile_rows, "tile_rows");
+  expect_bitwise(host.tile_nnz, d.tile_nnz, "tile_nnz");
+  expect_bitwise(host.tile_carry, static_cast<const V*>(d.tile_carry), "tile_carry");
+  EXPECT_EQ(built.stats.stored_bytes, host.stats.stored_bytes);
+  EXPECT_EQ(built.stats.padding_ratio, host.stats.padding_ratio);
+  EXPECT_EQ(built.stats.n_iter, host.stats.n_iter);
+  EXPECT_EQ(built.stats.n_p, host.stats.n_p);
+  EXPECT_EQ(built.stats.params, host.stats.params);
+}
+
+TEST_F(CsrBuildCuda, EveryKernelsArraysEqualTheHostBuildBitwise) {
+  for (const auto& m : matrices()) {
+    for (const csr::kernel k :
+         {csr::kernel::scalar, csr::kernel::vector, csr::kernel::adaptive, csr::kernel::merge, csr::kernel::split}) {
+      check_build<float>(m, k);
+      check_build<double>(m, k);
+    }
+  }
+}
+
+TEST_F(CsrBuildCuda, TakesOverTheDeviceArraysWithoutCopying) {
+  auto d = upload_csr(convert_csr<double, index_type>(test::random_csr(300, 200, 0, 9, 21)));
+  const offset_type* row_ptr = d.row_ptr;
+  const index_type* col_idx = d.col_idx;
+  const double* values = d.values;
+  const auto built = csr::build_cuda(std::move(d), csr::csr_params{csr::kernel::split, 0});
+  EXPECT_EQ(built.view.row_ptr, row_ptr);
+  EXPECT_EQ(built.view.col_idx, col_idx);
+  EXPECT_EQ(built.view.values, values);
+}
+
+TEST_F(CsrBuildCuda, RejectsAColumnOutOfRange) {
+  auto a = test::random_csr(100, 50, 1, 5, 22);
+  a.col_idx[a.row_ptr[38] - 1] = 50;  // row 37's last column (rows have at least one), one past the end
+  try {
+    csr::build_cuda(upload_csr(a), csr::csr_params{csr::kernel::adaptive, 0});
+    ADD_FAILURE() << "no bad_input for column 50 of 50";
+  } catch (const bad_input& e) {
+    EXPECT_NE(std::string(e.what()).find("of row 37 out of range"), std::string::npos) << e.what();
+  }
+}
+
+template <typename V>
+void check_cusparse(const test::named_matrix& nm, cusparse::algorithm alg, const char* name) {
+  SCOPED_TRACE(nm.name + " " + name + (sizeof(V) == 4 ? " float" : " double"));
+  const auto a = convert_csr<V, index_type>(nm.a);
+  const auto from_host = cusparse::make_operator<V>(name, a, alg, backend::cuda);
+  const auto from_device = cusparse::make_operator<V>(name, upload_csr(a), alg);
+  EXPECT_EQ(from_device->rows(), a.rows);
+  EXPECT_EQ(from_device->cols(), a.cols);
+  EXPECT_EQ(from_device->nnz(), a.nnz());
+
+  device_storage s;
+  const std::vector<V> x = test::random_vector<V>(static_cast<std::size_t>(a.cols), 31);
+  const std::vector<V> y0 = test::random_vector<V>(static_cast<std::size_t>(a.rows), 32);
+  const V* dx = s.upload(x);
+  V* dy_host = const_cast<V*>(s.upload(y0));
+  V* dy_device = const_cast<V*>(s.upload(y0));
+  const V alpha = V(1.5), beta = V(-0.5);
+  from_host->apply(alpha, dx, beta, dy_host, nullptr);
+  from_device->apply(alpha, dx, beta, dy_device, nullptr);
+  device_synchronize();
+  const auto yh = download_array(dy_host, y0.size());
+  if (alg == cusparse::algorithm::csr_alg2) {  // ALG2 promises bitwise equal results run to run
+    expect_bitwise(yh, dy_device, "y");
+    return;
+  }
+  // The others may sum in another order: each y_r is then within gamma_{len+2} (|alpha| |A||x| +
+  // |beta| |y0|)_r of the exact value (len: row r's length), so two results differ by at most twice that.
+  const auto yd = download_array(dy_device, y0.size());
+  const double eps = std::numeric_limits<V>::epsilon();
+  for (global_index_type r = 0; r < a.rows; ++r) {
+    double magnitude = std::abs(double(beta) * y0[r]);
+    for (offset_type k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
+      magnitude += std::abs(double(alpha) * a.values[k] * x[a.col_idx[k]]);
+    const double n = static_cast<double>(a.row_length(r) + 2);
+    const double bound = 2 * n * eps / (1 - n * eps) * magnitude;
+    if (std::abs(double(yd[r]) - double(yh[r])) > bound) {
+      ADD_FAILURE() << "y[" << r << "]: from device CSR " << yd[r] << ", from host CSR " << yh[r] << ", bound " << bound;
+      return;
+    }
+  }
+}
+
+TEST_F(CusparseFromDevice, GivesTheYOfTheHostCsrOperator) {
+  const std::vector<std::pair<cusparse::algorithm, const char*>> algs = {
+      {cusparse::algorithm::csr_default, "cusparse"},
+      {cusparse::algorithm::csr_alg1, "cusparse-alg1"},
+      {cusparse::algorithm::csr_alg2, "cusparse-alg2"},
+      {cusparse::algorithm::sell, "cusparse-sell"}};
+  for (const auto& m : matrices()) {
+    for (const auto& [alg, name] : algs) {
+      check_cusparse<float>(m, alg, name);
+      check_cusparse<double>(m, alg, name);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace distspmv
