@@ -14,7 +14,7 @@
 #include "apps/commands.hpp"
 #include "dist/distributed_matrix.hpp"
 #include "dist/gpu.hpp"
-#include "dist/setup/gpu_setup.hpp"
+#include "dist/setup/split_rows.hpp"
 #include "dist/setup/mpi_util.hpp"
 #include "distspmv/config.hpp"
 #include "io/matrix_source.hpp"

@@ -1,7 +1,7 @@
 // dist/'s CUDA entry points in a build without CUDA: each throws not_compiled.
 #include "common/errors.hpp"
 #include "dist/gpu.hpp"
-#include "dist/setup/gpu_setup.hpp"
+#include "dist/setup/split_rows.hpp"
 #include "dist/transport/transport.hpp"
 
 namespace distspmv::dist {
@@ -71,8 +71,7 @@ template std::unique_ptr<halo_transport<float>> make_ipc_transport(MPI_Comm, con
 namespace distspmv::dist {
 
 template <typename V>
-gpu_split<V> split_rows_on_gpu(row_range, global_index_type, const std::vector<row_range>&, const row_reader&,
-                               const gpu_split_options&) {
+gpu_split<V> split_rows_on_gpu(row_range, const std::vector<row_range>&, const row_reader&, const split_options&) {
   DSPMV_NOT_COMPILED("CUDA");
 }
 template <typename V>
@@ -84,8 +83,8 @@ std::vector<V> diagonal_on_gpu(const device_csr_view<V>&) {
   DSPMV_NOT_COMPILED("CUDA");
 }
 #define DSPMV_INSTANTIATE(V)                                                                                   \
-  template gpu_split<V> split_rows_on_gpu(row_range, global_index_type, const std::vector<row_range>&,         \
-                                          const row_reader&, const gpu_split_options&);                       \
+  template gpu_split<V> split_rows_on_gpu(row_range, const std::vector<row_range>&, const row_reader&,         \
+                                          const split_options&);                                             \
   template device_csr<V> split_values_on_gpu(const gpu_split<V>&, const V*, bool, csr_matrix<double, index_type>&); \
   template std::vector<V> diagonal_on_gpu(const device_csr_view<V>&);
 DSPMV_INSTANTIATE(float)

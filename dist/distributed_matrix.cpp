@@ -13,7 +13,7 @@
 #include "dist/gpu.hpp"
 #include "dist/halo_host.hpp"
 #include "dist/setup/assign.hpp"
-#include "dist/setup/gpu_setup.hpp"
+#include "dist/setup/split_rows.hpp"
 #include "dist/setup/halo_plan.hpp"
 #include "dist/setup/load.hpp"
 #include "dist/setup/mpi_util.hpp"
@@ -59,9 +59,11 @@ struct distributed_matrix<V>::impl {
   global_index_type n_owned = 0;
   layout_map map;
   halo_plan plan;
-  /// The GPU setup path: what update_values needs (keep_for_update), else null.
+  /// Rows split where they were read (split_rows.hpp): what update_values needs
+  /// (keep_for_update), else null.
   std::unique_ptr<gpu_split<V>> split;
-  bool gpu_path = false;
+  std::unique_ptr<host_split<V>> split_host;
+  bool in_place = false;
   std::unique_ptr<local_operator<V>> local;
   /// A_halo: boundary rows x ghost columns, in the registry's adaptive CSR (it splits very long
   /// rows, which power-law matrices have). Its product lands in halo_t, then y[halo_rows] += halo_t.
@@ -102,16 +104,19 @@ struct distributed_matrix<V>::impl {
   }
 
   bool cuda() const { return options.where == backend::cuda; }
-  /// The GPU setup path applies: the CUDA backend, and no row changes rank.
-  bool streams_to_gpu() const { return cuda() && (ranks == 1 || options.partition == partitioner::block); }
+  /// No row changes rank: the rows are split where they are read (split_rows.hpp), on the GPU
+  /// for the CUDA backend.
+  bool rows_stay() const { return ranks == 1 || options.partition == partitioner::block; }
   bool exchanges() const { return plan.pattern.send_total() > 0 || plan.pattern.recv_total() > 0; }
 
   void setup(const caller_slice& slice);
-  void setup_on_gpu(const std::vector<global_index_type>& ranges, global_index_type cols, double entries_per_row,
-                    const row_reader& read);
+  void setup_in_place(const std::vector<global_index_type>& ranges, global_index_type cols, double entries_per_row,
+                      const row_reader& read);
+  void take_halo(halo_split&& h);
   void finish_setup(std::chrono::steady_clock::time_point build_start);
   void build_operators();
   void build_local_on_gpu(device_csr<V>&& a);
+  void build_local_on_host(csr_matrix<V, index_type>&& a);
   void build_halo_operator();
   void make_buffers();
   void halo_multiply(V alpha, cuda_stream_t stream);
@@ -161,14 +166,15 @@ void distributed_matrix<V>::impl::setup(const caller_slice& slice) {
 }
 
 /// Rows stay where they are read (one rank, or the block partition of the read ranges): each
-/// rank streams its rows through the GPU (gpu_setup.hpp), nothing moves between ranks, and the
-/// local block is built on the GPU.
+/// rank streams its rows in chunks and splits them (split_rows.hpp), on the GPU for the CUDA
+/// backend, where the local block is also built; nothing moves between ranks and the host never
+/// holds a copy of the rank's rows.
 template <typename V>
-void distributed_matrix<V>::impl::setup_on_gpu(const std::vector<global_index_type>& ranges, global_index_type cols,
-                                               double entries_per_row, const row_reader& read) {
-  reset_device_peak();
-  gpu_path = true;
-  times.on_gpu = true;
+void distributed_matrix<V>::impl::setup_in_place(const std::vector<global_index_type>& ranges, global_index_type cols,
+                                                 double entries_per_row, const row_reader& read) {
+  if (cuda()) reset_device_peak();
+  in_place = true;
+  times.on_gpu = cuda();
   global_rows = ranges.back();
   collective_try(comm, [&] {
     if (global_rows != cols)
@@ -183,32 +189,55 @@ void distributed_matrix<V>::impl::setup_on_gpu(const std::vector<global_index_ty
   caller_ids.resize(static_cast<std::size_t>(n_owned));
   std::iota(caller_ids.begin(), caller_ids.end(), mine.begin);
 
-  auto t0 = std::chrono::steady_clock::now();
-  gpu_split_options so;
+  // Chunks of at most setup_chunk_nnz entries and a sixteenth of the rank's rows, so that the two
+  // chunks in flight cost the host at most 2 bytes per entry of the rank.
+  const auto expected = static_cast<offset_type>(entries_per_row * static_cast<double>(n_owned));
+  const offset_type chunk_nnz = std::min(options.setup_chunk_nnz, std::max<offset_type>(offset_type{1} << 20, expected / 16));
+  const auto chunks = row_chunks(mine, entries_per_row, chunk_nnz);
+  split_options so;
   so.keep_for_update = options.keep_for_update;
-  so.nnz_hint = static_cast<offset_type>(entries_per_row * static_cast<double>(n_owned));
-  gpu_split<V> s;
-  collective_try(comm, [&] {
-    s = split_rows_on_gpu<V>(mine, cols, row_chunks(mine, entries_per_row, options.setup_chunk_nnz), read, so);
-  });
-  times.read = seconds_since(t0);
-  caller_nnz = owned_nnz = s.nnz;
+  so.nnz_hint = expected;
+  auto t0 = std::chrono::steady_clock::now();
+  if (cuda()) {
+    gpu_split<V> s;
+    collective_try(comm, [&] { s = split_rows_on_gpu<V>(mine, chunks, read, so); });
+    times.read = seconds_since(t0);
+    t0 = std::chrono::steady_clock::now();
+    diagonal = std::move(s.diagonal);
+    take_halo(std::move(s));
+    build_local_on_gpu(std::move(s.a_local));
+    if (options.keep_for_update) split = std::make_unique<gpu_split<V>>(std::move(s));
+  } else {
+    host_split<V> s;
+    collective_try(comm, [&] { s = split_rows_on_host<V>(mine, chunks, read, so); });
+    times.read = seconds_since(t0);
+    t0 = std::chrono::steady_clock::now();
+    diagonal = s.diagonal;
+    take_halo(std::move(s));
+    if (options.keep_for_update) {  // update_values refills the kept block
+      split_host = std::make_unique<host_split<V>>(std::move(s));
+      build_local_on_host(csr_matrix<V, index_type>(split_host->a_local));
+    } else {
+      build_local_on_host(std::move(s.a_local));
+    }
+  }
+  build_halo_operator();
+  make_buffers();
+  finish_setup(t0);
+}
+
+/// The halo part of a split: the plan's halo block, boundary rows, ghosts and the exchange.
+template <typename V>
+void distributed_matrix<V>::impl::take_halo(halo_split&& h) {
+  caller_nnz = owned_nnz = h.nnz;
   exscan_sum(caller_nnz, comm, &global_nnz);
   map.identity = true;
   map.identity_rows = n_owned;
   map.identity_entries = caller_nnz;
-
-  t0 = std::chrono::steady_clock::now();
-  plan.a_halo = std::move(s.a_halo);
-  plan.halo_rows = std::move(s.halo_rows);
-  plan.ghost_ids = std::move(s.ghost_ids);
+  plan.a_halo = std::move(h.a_halo);
+  plan.halo_rows = std::move(h.halo_rows);
+  plan.ghost_ids = std::move(h.ghost_ids);
   plan_exchange(comm, row_offsets, plan);
-  diagonal = std::move(s.diagonal);
-  build_local_on_gpu(std::move(s.a_local));
-  if (options.keep_for_update) split = std::make_unique<gpu_split<V>>(std::move(s));
-  build_halo_operator();
-  make_buffers();
-  finish_setup(t0);
 }
 
 template <typename V>
@@ -238,21 +267,28 @@ void distributed_matrix<V>::impl::build_operators() {
     a_local = {};
     build_local_on_gpu(std::move(d));
   } else {
-    std::string format = options.format, reason = "requested";
-    if (summary.format.empty() && format == "auto") {
-      const auto choice = select_format(compute_row_statistics(a_local), options.where);
-      format = choice.format;
-      reason = choice.reason;
-    } else if (!summary.format.empty()) {
-      format = summary.format;  // update_values keeps the format chosen at setup
-      reason = summary.format_reason;
-    }
-    collective_try(comm, [&] { local = make_operator<V>(format, a_local, options.where); });
-    summary.format = format;
-    summary.format_reason = reason;
+    build_local_on_host(std::move(a_local));
   }
   build_halo_operator();
   make_buffers();
+}
+
+/// The local operator on the host backend, taking the block's arrays over.
+template <typename V>
+void distributed_matrix<V>::impl::build_local_on_host(csr_matrix<V, index_type>&& a) {
+  std::string format = options.format, reason = "requested";
+  if (summary.format.empty() && format == "auto") {
+    const auto choice = select_format(compute_row_statistics(a), options.where);
+    format = choice.format;
+    reason = choice.reason;
+  } else if (!summary.format.empty()) {
+    format = summary.format;  // update_values keeps the format chosen at setup
+    reason = summary.format_reason;
+  }
+  local.reset();
+  collective_try(comm, [&] { local = make_operator<V>(format, std::move(a), options.where); });
+  summary.format = format;
+  summary.format_reason = reason;
 }
 
 /// The local operator on the GPU from a device CSR block: the selector's statistics and the
@@ -493,12 +529,12 @@ distributed_matrix<V> distributed_matrix<V>::from_source(MPI_Comm comm, const st
   collective_try(p->comm, [&] { format = io::detect_format(source); });
   // Files with a row index and generators stream to the GPU where no row changes rank; Matrix
   // Market files (no row index: every rank parses the whole file) take the host path.
-  if (p->streams_to_gpu() && format != io::source_format::matrix_market) {
+  if (p->rows_stay() && format != io::source_format::matrix_market) {
     const auto ranges = source_row_ranges(p->comm, source, io_options);
     io::source_info info;
     collective_try(p->comm, [&] { info = io::describe_source(source, io_options); });
     const double per_row = info.rows > 0 ? static_cast<double>(info.nnz) / static_cast<double>(info.rows) : 1.0;
-    p->setup_on_gpu(ranges, info.cols, per_row,
+    p->setup_in_place(ranges, info.cols, per_row,
                     [&](row_range r) { return io::read_matrix_rows(source, r, io_options); });
     return distributed_matrix(std::move(p));
   }
@@ -634,18 +670,30 @@ void distributed_matrix<V>::from_partitioned(const V* partitioned, V* caller) co
 template <typename V>
 void distributed_matrix<V>::update_values(const V* values, memory_space space) {
   auto& m = *impl_;
-  if (m.gpu_path) {
-    // Entries in the caller's order are the read order: split them on the GPU with the kept flags.
+  if (m.in_place) {
+    // Entries in the caller's order are the read order: split them with the kept flags.
     collective_try(m.comm, [&] {
       DSPMV_REQUIRE(m.caller_nnz == 0 || values != nullptr, "distributed_matrix::update_values: values is a null pointer");
-      DSPMV_REQUIRE(m.split != nullptr,
+      DSPMV_REQUIRE(m.split != nullptr || m.split_host != nullptr,
                     "distributed_matrix::update_values: this matrix was set up with keep_for_update = false "
-                    "(matrix_options), so the GPU holds no map of its entries; set it up with keep_for_update = true");
+                    "(matrix_options), so no map of its entries was kept; set it up with keep_for_update = true");
     });
-    device_csr<V> a;
-    collective_try(m.comm, [&] { a = split_values_on_gpu(*m.split, values, space == memory_space::device, m.plan.a_halo); });
-    m.diagonal = diagonal_on_gpu(a.view());
-    m.build_local_on_gpu(std::move(a));
+    if (m.split) {
+      device_csr<V> a;
+      collective_try(m.comm, [&] { a = split_values_on_gpu(*m.split, values, space == memory_space::device, m.plan.a_halo); });
+      m.diagonal = diagonal_on_gpu(a.view());
+      m.build_local_on_gpu(std::move(a));
+    } else {
+      std::vector<V> host_values;
+      if (space == memory_space::device) {
+        host_values.resize(static_cast<std::size_t>(m.caller_nnz));
+        collective_try(m.comm, [&] { copy_to_host(host_values.data(), values, host_values.size() * sizeof(V)); });
+        values = host_values.data();
+      }
+      split_values_on_host(*m.split_host, values, m.plan.a_halo);
+      m.diagonal = m.split_host->diagonal;
+      m.build_local_on_host(csr_matrix<V, index_type>(m.split_host->a_local));
+    }
     m.build_halo_operator();
     return;
   }

@@ -14,6 +14,7 @@
 #include "local_kernels/ipcsr/ipcsr.hpp"
 #include "local_kernels/pellr/pellr.hpp"
 #include "local_kernels/sell/sell.hpp"
+#include "local_kernels/testing/big_matrix.hpp"
 
 namespace distspmv {
 
@@ -81,6 +82,12 @@ void hll::spmv_cuda(const hll_view<V>&, V, const V*, V, V*, cuda_stream_t) {
 }
 template void hll::spmv_cuda(const hll_view<float>&, float, const float*, float, float*, cuda_stream_t);
 template void hll::spmv_cuda(const hll_view<double>&, double, const double*, double, double*, cuda_stream_t);
+template <typename V>
+device_built<hll::hll_view<V>> hll::build_cuda(device_csr<V>&&, const hll_params&) {
+  DSPMV_NOT_COMPILED("CUDA");
+}
+template device_built<hll::hll_view<float>> hll::build_cuda(device_csr<float>&&, const hll_params&);
+template device_built<hll::hll_view<double>> hll::build_cuda(device_csr<double>&&, const hll_params&);
 
 // ---- hdia ----
 template <typename V>
@@ -112,6 +119,12 @@ void ellr::spmv_cuda(const ellr_view<V>&, V, const V*, V, V*, cuda_stream_t) {
 }
 template void ellr::spmv_cuda(const ellr_view<float>&, float, const float*, float, float*, cuda_stream_t);
 template void ellr::spmv_cuda(const ellr_view<double>&, double, const double*, double, double*, cuda_stream_t);
+template <typename V>
+device_built<ellr::ellr_view<V>> ellr::build_cuda(device_csr<V>&&, const ellr_params&) {
+  DSPMV_NOT_COMPILED("CUDA");
+}
+template device_built<ellr::ellr_view<float>> ellr::build_cuda(device_csr<float>&&, const ellr_params&);
+template device_built<ellr::ellr_view<double>> ellr::build_cuda(device_csr<double>&&, const ellr_params&);
 
 // ---- pellr ----
 template <typename V>
@@ -120,6 +133,12 @@ void pellr::spmv_cuda(const pellr_view<V>&, V, const V*, V, V*, cuda_stream_t) {
 }
 template void pellr::spmv_cuda(const pellr_view<float>&, float, const float*, float, float*, cuda_stream_t);
 template void pellr::spmv_cuda(const pellr_view<double>&, double, const double*, double, double*, cuda_stream_t);
+template <typename V>
+device_built<pellr::pellr_view<V>> pellr::build_cuda(device_csr<V>&&, const pellr_params&) {
+  DSPMV_NOT_COMPILED("CUDA");
+}
+template device_built<pellr::pellr_view<float>> pellr::build_cuda(device_csr<float>&&, const pellr_params&);
+template device_built<pellr::pellr_view<double>> pellr::build_cuda(device_csr<double>&&, const pellr_params&);
 
 // ---- sell ----
 template <typename V>
@@ -128,6 +147,17 @@ void sell::spmv_cuda(const sell_view<V>&, V, const V*, V, V*, cuda_stream_t) {
 }
 template void sell::spmv_cuda(const sell_view<float>&, float, const float*, float, float*, cuda_stream_t);
 template void sell::spmv_cuda(const sell_view<double>&, double, const double*, double, double*, cuda_stream_t);
+
+// ---- testing/big_matrix ----
+device_csr<double> big_matrix::generate_band_csr(global_index_type) { DSPMV_NOT_COMPILED("CUDA"); }
+void big_matrix::fill_hash(double*, global_index_type, std::uint64_t) { DSPMV_NOT_COMPILED("CUDA"); }
+void big_matrix::fill_value(double*, global_index_type, double) { DSPMV_NOT_COMPILED("CUDA"); }
+void big_matrix::reference_spmv(const device_csr_view<double>&, const double*, double*, double*) {
+  DSPMV_NOT_COMPILED("CUDA");
+}
+big_matrix::row_check big_matrix::compare_rows(const double*, const double*, const double*, global_index_type, double) {
+  DSPMV_NOT_COMPILED("CUDA");
+}
 
 // ---- cusparse ----
 template <typename V>

@@ -58,6 +58,21 @@ entry make_entry(format_info info, F f, D d) {
                device_factory<double>(d)};
 }
 
+/// The CSR kernels' registry names (also the formats make_operator(name, csr&&) builds without a
+/// copy on the host).
+struct csr_kernel_name {
+  const char* name;
+  csr::kernel kernel;
+  const char* description;
+};
+const csr_kernel_name csr_kernels[] = {
+    {"csr", csr::kernel::adaptive, "CSR, adaptive row blocks (irregular rows)"},
+    {"csr-scalar", csr::kernel::scalar, "CSR, one thread per row"},
+    {"csr-vector", csr::kernel::vector, "CSR, sub-warp per row, T from mean row length"},
+    {"csr-merge", csr::kernel::merge, "CSR, merge path: rows + nnz split evenly over threads"},
+    {"csr-split", csr::kernel::split, "CSR, nonzeros split into even tiles (cuSPARSE's split)"},
+};
+
 const std::vector<entry>& table() {
   static const std::vector<entry> entries = [] {
     std::vector<entry> t;
@@ -74,16 +89,8 @@ const std::vector<entry>& table() {
             name, std::move(a), [&](device_csr<V>&& d) { return csr::build_cuda(std::move(d), csr::csr_params{k, 0}); });
       };
     };
-    t.push_back(make_entry({"csr", "csr", true, true, "CSR, adaptive row blocks (irregular rows)"},
-                           csr_variant("csr", csr::kernel::adaptive), csr_device("csr", csr::kernel::adaptive)));
-    t.push_back(make_entry({"csr-scalar", "csr", true, true, "CSR, one thread per row"},
-                           csr_variant("csr-scalar", csr::kernel::scalar), csr_device("csr-scalar", csr::kernel::scalar)));
-    t.push_back(make_entry({"csr-vector", "csr", true, true, "CSR, sub-warp per row, T from mean row length"},
-                           csr_variant("csr-vector", csr::kernel::vector), csr_device("csr-vector", csr::kernel::vector)));
-    t.push_back(make_entry({"csr-merge", "csr", true, true, "CSR, merge path: rows + nnz split evenly over threads"},
-                           csr_variant("csr-merge", csr::kernel::merge), csr_device("csr-merge", csr::kernel::merge)));
-    t.push_back(make_entry({"csr-split", "csr", true, true, "CSR, nonzeros split into even tiles (cuSPARSE's split)"},
-                           csr_variant("csr-split", csr::kernel::split), csr_device("csr-split", csr::kernel::split)));
+    for (const auto& [name, k, description] : csr_kernels)
+      t.push_back(make_entry({name, "csr", true, true, description}, csr_variant(name, k), csr_device(name, k)));
     // ---- ELLR-T / PELLR (seeds 001, 000) ----
     auto ellr_variant = [](const char* name, int threads_per_row) {
       return [name, threads_per_row](const auto& a, backend b) {
@@ -93,16 +100,35 @@ const std::vector<entry>& table() {
         return make_format<ellr::traits, V>(name, [&] { return ellr::build(a, p); }, b);
       };
     };
+    auto ellr_device = [](const char* name, int threads_per_row) {
+      return [name, threads_per_row](auto&& a) {
+        using V = typename std::decay_t<decltype(a)>::value_type;
+        ellr::ellr_params p;
+        p.threads_per_row = threads_per_row;
+        return make_device_format<ellr::traits, V>(name, std::move(a),
+                                                   [&](device_csr<V>&& d) { return ellr::build_cuda(std::move(d), p); });
+      };
+    };
     t.push_back(make_entry({"ellr", "ell", true, true, "ELLPACK-R, T threads per row from the mean row length"},
-                           ellr_variant("ellr", 0)));
-    t.push_back(make_entry({"ellr-t1", "ell", true, true, "ELLR-T, 1 thread per row"}, ellr_variant("ellr-t1", 1)));
-    t.push_back(make_entry({"ellr-t2", "ell", true, true, "ELLR-T, 2 threads per row"}, ellr_variant("ellr-t2", 2)));
-    t.push_back(make_entry({"ellr-t4", "ell", true, true, "ELLR-T, 4 threads per row"}, ellr_variant("ellr-t4", 4)));
-    t.push_back(make_entry({"ellr-t8", "ell", true, true, "ELLR-T, 8 threads per row"}, ellr_variant("ellr-t8", 8)));
+                           ellr_variant("ellr", 0), ellr_device("ellr", 0)));
+    t.push_back(make_entry({"ellr-t1", "ell", true, true, "ELLR-T, 1 thread per row"},
+                           ellr_variant("ellr-t1", 1), ellr_device("ellr-t1", 1)));
+    t.push_back(make_entry({"ellr-t2", "ell", true, true, "ELLR-T, 2 threads per row"},
+                           ellr_variant("ellr-t2", 2), ellr_device("ellr-t2", 2)));
+    t.push_back(make_entry({"ellr-t4", "ell", true, true, "ELLR-T, 4 threads per row"},
+                           ellr_variant("ellr-t4", 4), ellr_device("ellr-t4", 4)));
+    t.push_back(make_entry({"ellr-t8", "ell", true, true, "ELLR-T, 8 threads per row"},
+                           ellr_variant("ellr-t8", 8), ellr_device("ellr-t8", 8)));
     t.push_back(make_entry({"pellr", "ell", true, true, "PELLR: rows sorted by length, ELLR per warp, perm on write"},
                            [](const auto& a, backend b) {
                              using V = typename std::decay_t<decltype(a)>::value_type;
                              return make_format<pellr::traits, V>("pellr", [&] { return pellr::build(a, pellr::pellr_params{}); }, b);
+                           },
+                           [](auto&& a) {
+                             using V = typename std::decay_t<decltype(a)>::value_type;
+                             return make_device_format<pellr::traits, V>("pellr", std::move(a), [](device_csr<V>&& d) {
+                               return pellr::build_cuda(std::move(d), pellr::pellr_params{});
+                             });
                            }));
     // ---- HLL / ELL-G / HDIA (seed 003) ----
     auto hll_variant = [](const char* name, int hack_size, global_index_type sort_window) {
@@ -114,12 +140,22 @@ const std::vector<entry>& table() {
         return make_format<hll::traits, V>(name, [&] { return hll::build(a, p); }, b);
       };
     };
+    auto hll_device = [](const char* name, int hack_size, global_index_type sort_window) {
+      return [name, hack_size, sort_window](auto&& a) {
+        using V = typename std::decay_t<decltype(a)>::value_type;
+        hll::hll_params p;
+        p.hack_size = hack_size;
+        p.sort_window = sort_window;
+        return make_device_format<hll::traits, V>(name, std::move(a),
+                                                  [&](device_csr<V>&& d) { return hll::build_cuda(std::move(d), p); });
+      };
+    };
     t.push_back(make_entry({"hll", "hll", true, true, "hacked ELL: hacks of 32 rows, each padded to its longest row"},
-                           hll_variant("hll", 32, 0)));
+                           hll_variant("hll", 32, 0), hll_device("hll", 32, 0)));
     t.push_back(make_entry({"hll-sorted", "hll", true, true, "HLL, rows sorted by length within 1024-row windows"},
-                           hll_variant("hll-sorted", 32, 1024)));
+                           hll_variant("hll-sorted", 32, 1024), hll_device("hll-sorted", 32, 1024)));
     t.push_back(make_entry({"ell-g", "hll", true, true, "ELLPACK + row lengths (one hack); refuses > 32x padding"},
-                           hll_variant("ell-g", 0, 0)));
+                           hll_variant("ell-g", 0, 0), hll_device("ell-g", 0, 0)));
     t.push_back(make_entry({"hdia", "dia", true, true, "hacked DIA, 32-row hacks; refuses matrices without few diagonals"},
                            [](const auto& a, backend b) {
                              using V = typename std::decay_t<decltype(a)>::value_type;
@@ -227,8 +263,28 @@ std::unique_ptr<local_operator<V>> make_operator(const std::string& name, device
   return op;
 }
 
+template <typename V>
+std::unique_ptr<local_operator<V>> make_operator(const std::string& name, csr_matrix<V, index_type>&& a,
+                                                 backend where) {
+  if (where == backend::cuda) {
+    find_entry(name);  // an unknown name fails before the upload
+    device_csr<V> d = upload_csr(a);
+    a = {};
+    return make_operator(name, std::move(d));
+  }
+  for (const auto& c : csr_kernels)
+    if (name == c.name)
+      return make_format<csr::traits, V>(name, [&] { return csr::build(std::move(a), csr::csr_params{c.kernel, 0}); },
+                                         where);
+  return make_operator(name, static_cast<const csr_matrix<V, index_type>&>(a), where);
+}
+
 template std::unique_ptr<local_operator<float>> make_operator(const std::string&, const csr_matrix<float, index_type>&,
                                                               backend);
+template std::unique_ptr<local_operator<float>> make_operator(const std::string&, csr_matrix<float, index_type>&&,
+                                                              backend);
+template std::unique_ptr<local_operator<double>> make_operator(const std::string&, csr_matrix<double, index_type>&&,
+                                                               backend);
 template std::unique_ptr<local_operator<float>> make_operator(const std::string&, device_csr<float>&&);
 template std::unique_ptr<local_operator<double>> make_operator(const std::string&, device_csr<double>&&);
 template std::unique_ptr<local_operator<double>> make_operator(const std::string&,

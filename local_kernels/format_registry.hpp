@@ -39,6 +39,12 @@ std::unique_ptr<local_operator<ValueType>> make_operator(const std::string& name
                                                          const csr_matrix<ValueType, index_type>& a,
                                                          backend where);
 
+/// The same, consuming `a`: the host CSR formats take its arrays over (no second copy of the
+/// block); on the CUDA backend the block is uploaded and freed before the GPU build.
+template <typename ValueType>
+std::unique_ptr<local_operator<ValueType>> make_operator(const std::string& name,
+                                                         csr_matrix<ValueType, index_type>&& a, backend where);
+
 /// Builds `name` for the CUDA backend from a device CSR block, consuming it (DESIGN.md §11).
 /// Formats with a GPU builder (format_info::gpu_build) never copy the matrix to the host; the
 /// others are built on the host from a downloaded copy and uploaded, and their stats().params

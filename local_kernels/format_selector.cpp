@@ -10,6 +10,31 @@
 
 namespace distspmv {
 
+namespace detail {
+
+// Shared with the GPU version (format_selector_cuda.cu declares them), so that both give the
+// same numbers from the same sums.
+
+/// The diagonal count stops growing at this many distinct offsets: more would not change a rule.
+constexpr std::size_t counted_diagonals = 4097;
+
+global_index_type capped_diagonals(global_index_type distinct) {
+  return std::min(distinct, static_cast<global_index_type>(counted_diagonals));
+}
+
+/// The floating-point fields from s's integer fields and three sums: of the squared row lengths,
+/// and of the slots of 32-row slices (each padded to its longest row) without and with sorting.
+void finish_row_statistics(row_statistics& s, double sum2, double sell32_slots, double sell32_sorted_slots) {
+  s.mean_length = static_cast<double>(s.nnz) / static_cast<double>(s.rows);
+  s.stddev_length = std::sqrt(std::max(0.0, sum2 / static_cast<double>(s.rows) - s.mean_length * s.mean_length));
+  const double nnz = std::max<double>(1.0, static_cast<double>(s.nnz));
+  s.ell_padding = static_cast<double>(s.rows) * static_cast<double>(s.max_length) / nnz;
+  s.sell32_padding = sell32_slots / nnz;
+  s.sell32_sorted_padding = sell32_sorted_slots / nnz;
+}
+
+}  // namespace detail
+
 template <typename V, typename I>
 row_statistics compute_row_statistics(const csr_matrix<V, I>& a) {
   row_statistics s;
@@ -30,30 +55,27 @@ row_statistics compute_row_statistics(const csr_matrix<V, I>& a) {
     for (offset_type k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
       const global_index_type off = static_cast<global_index_type>(a.col_idx[k]) - r;
       s.bandwidth = std::max(s.bandwidth, std::abs(off));
-      if (diagonals.size() <= 4096) diagonals.insert(off);  // counting stops being useful beyond
+      if (diagonals.size() < detail::counted_diagonals) diagonals.insert(off);  // counting stops being useful beyond
     }
   }
-  s.diagonals = static_cast<global_index_type>(diagonals.size());
-  s.mean_length = static_cast<double>(s.nnz) / static_cast<double>(a.rows);
-  s.stddev_length = std::sqrt(std::max(0.0, sum2 / static_cast<double>(a.rows) - s.mean_length * s.mean_length));
-  const double nnz = std::max<double>(1.0, static_cast<double>(s.nnz));
-  s.ell_padding = static_cast<double>(a.rows) * static_cast<double>(s.max_length) / nnz;
+  s.diagonals = detail::capped_diagonals(static_cast<global_index_type>(diagonals.size()));
 
+  // Slots of 32-row slices, each padded to its longest row.
   auto sliced = [&](const std::vector<offset_type>& lengths) {
     double stored = 0;
     for (std::size_t i = 0; i < lengths.size(); i += 32) {
       const auto end = lengths.begin() + static_cast<std::ptrdiff_t>(std::min(lengths.size(), i + 32));
       stored += 32.0 * static_cast<double>(*std::max_element(lengths.begin() + static_cast<std::ptrdiff_t>(i), end));
     }
-    return stored / nnz;
+    return stored;
   };
   std::vector<offset_type> lengths(a.rows);
   for (global_index_type r = 0; r < a.rows; ++r) lengths[r] = a.row_length(r);
-  s.sell32_padding = sliced(lengths);
+  const double sell32_slots = sliced(lengths);
   for (std::size_t i = 0; i < lengths.size(); i += 256)
     std::sort(lengths.begin() + static_cast<std::ptrdiff_t>(i),
               lengths.begin() + static_cast<std::ptrdiff_t>(std::min(lengths.size(), i + 256)), std::greater<>());
-  s.sell32_sorted_padding = sliced(lengths);
+  detail::finish_row_statistics(s, sum2, sell32_slots, sliced(lengths));
   return s;
 }
 

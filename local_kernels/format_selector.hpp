@@ -37,6 +37,12 @@ row_statistics compute_row_statistics(const csr_matrix<V, I>& a);
 template <typename V>
 row_statistics compute_row_statistics(const device_csr_view<V>& a);
 
+namespace detail {
+// The steps the host and GPU statistics share (format_selector.cpp).
+global_index_type capped_diagonals(global_index_type distinct);
+void finish_row_statistics(row_statistics& s, double sum2, double sell32_slots, double sell32_sorted_slots);
+}  // namespace detail
+
 struct format_choice {
   std::string format;
   std::string reason;

@@ -107,6 +107,9 @@ struct csr_view {
 /// Builds the kernel's data; the input is copied, never changed.
 template <typename ValueType>
 csr_format_matrix<ValueType> build(const csr_matrix<ValueType, index_type>& a, const csr_params& params);
+/// The same, taking over a's arrays (no second copy of the block).
+template <typename ValueType>
+csr_format_matrix<ValueType> build(csr_matrix<ValueType, index_type>&& a, const csr_params& params);
 
 /// Builds on the GPU from a device CSR block (DESIGN.md §11): takes over a's arrays (no copy) and
 /// computes the kernel's data on the GPU; the arrays equal build()'s on download_csr(a), bitwise.

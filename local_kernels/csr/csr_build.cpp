@@ -173,15 +173,20 @@ void finish_build(csr_format_matrix<V>& m, double mean_span) {
 }
 
 template <typename V>
-csr_format_matrix<V> build(const csr_matrix<V, index_type>& a, const csr_params& params) {
+csr_format_matrix<V> build(csr_matrix<V, index_type>&& a, const csr_params& params) {
   validate_csr(a, "csr::build", /*allow_nonfinite=*/true);
   csr_format_matrix<V> m = build_row_plan<V>(a.row_ptr, a.cols, params);
   const std::vector<index_type>* blocks = gather_blocks(m);
   finish_build(m, blocks ? mean_gather_span(a.row_ptr, a.col_idx, *blocks) : 0.0);
-  m.row_ptr = a.row_ptr;
-  m.col_idx = a.col_idx;
-  m.values = a.values;
+  m.row_ptr = std::move(a.row_ptr);
+  m.col_idx = std::move(a.col_idx);
+  m.values = std::move(a.values);
   return m;
+}
+
+template <typename V>
+csr_format_matrix<V> build(const csr_matrix<V, index_type>& a, const csr_params& params) {
+  return build(csr_matrix<V, index_type>(a), params);
 }
 
 template <typename V>

@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "common/csr_matrix.hpp"
+#include "local_kernels/format_operator.hpp"
 #include "local_kernels/local_operator.hpp"
 
 namespace distspmv::ellr {
@@ -101,6 +102,12 @@ int threads_per_row_for(double mean_row_length, double ell_padding = 1.0);
 /// invalid matrix or a T outside {1, 2, 4, 8}.
 template <typename ValueType>
 ellr_matrix<ValueType> build(const csr_matrix<ValueType, index_type>& a, const ellr_params& params);
+
+/// Builds on the GPU from a device CSR block (DESIGN.md §11): the same arrays as build() on
+/// download_csr(a), bitwise, the same statistics and the same refusals (bad_input). `a` is only
+/// read (the caller frees it).
+template <typename ValueType>
+device_built<ellr_view<ValueType>> build_cuda(device_csr<ValueType>&& a, const ellr_params& params);
 
 /// Back to CSR (round-trip check).
 template <typename ValueType>

@@ -31,6 +31,7 @@
 // selector and `--format all` skip the format then.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "common/csr_matrix.hpp"
@@ -97,6 +98,17 @@ void spmv_reference(const hdia_view<ValueType>& a, ValueType alpha, const ValueT
 template <typename ValueType>
 void spmv_cuda(const hdia_view<ValueType>& a, ValueType alpha, const ValueType* x, ValueType beta, ValueType* y,
                cuda_stream_t stream);
+
+namespace detail {
+// The steps build() and build_cuda() share (hdia_build.cpp): parameter checks, the per-hack
+// refusal checks (in the host builder's order and words) and the statistics.
+void check_params(global_index_type rows, const hdia_params& params, const char* source);
+void check_hack(global_index_type h, offset_type diagonals, global_index_type rows, offset_type nnz,
+                const hdia_params& params, offset_type& slots_in_rows,
+                const std::function<std::size_t()>& distinct_so_far, const char* source);
+format_stats hdia_stats(const std::vector<offset_type>& hack_offsets, global_index_type rows, offset_type nnz,
+                        global_index_type H, std::size_t value_bytes);
+}  // namespace detail
 
 /// Traits for format_operator.
 struct traits {

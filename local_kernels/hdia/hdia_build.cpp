@@ -2,6 +2,7 @@
 // Deterministic; the input is only read.
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <string>
 
@@ -20,17 +21,79 @@ std::string ratio_text(double r) {
 
 }  // namespace
 
-template <typename V>
-hdia_matrix<V> build(const csr_matrix<V, index_type>& a, const hdia_params& params) {
-  validate_csr(a, source, /*allow_nonfinite=*/true);
+namespace detail {
+
+// Shared with build_cuda (hdia_build_cuda.cu declares them): the checks and statistics both
+// builders must agree on, so that they refuse the same inputs with the same words.
+
+void check_params(global_index_type rows, const hdia_params& params, const char* source) {
   if (params.hack_size <= 0 || params.hack_size % 32 != 0)
     DSPMV_BAD_INPUT(source, "hack_size", std::to_string(params.hack_size) + " is not a positive multiple of 32");
   if (params.max_diagonals_per_hack <= 0)
-    DSPMV_BAD_INPUT(source, "max_diagonals_per_hack", std::to_string(params.max_diagonals_per_hack) + " is not positive");
+    DSPMV_BAD_INPUT(source, "max_diagonals_per_hack",
+                    std::to_string(params.max_diagonals_per_hack) + " is not positive");
   if (params.max_padding_ratio < 1.0)
     DSPMV_BAD_INPUT(source, "max_padding_ratio", ratio_text(params.max_padding_ratio) + " is below 1");
-  if (a.rows > std::numeric_limits<index_type>::max())
-    DSPMV_BAD_INPUT(source, "rows", std::to_string(a.rows) + " rows exceed the 32-bit local row range");
+  if (rows > std::numeric_limits<index_type>::max())
+    DSPMV_BAD_INPUT(source, "rows", std::to_string(rows) + " rows exceed the 32-bit local row range");
+}
+
+void check_hack(global_index_type h, offset_type diagonals, global_index_type rows, offset_type nnz,
+                const hdia_params& params, offset_type& slots_in_rows,
+                const std::function<std::size_t()>& distinct_so_far, const char* source) {
+  const global_index_type H = params.hack_size;
+  const global_index_type end = std::min(rows, (h + 1) * H);
+  if (diagonals < 0 || diagonals > params.max_diagonals_per_hack) {
+    // A GPU count stops at the limit + 1: it knows only "at least" then.
+    const std::string count = diagonals < 0 ? "at least " + std::to_string(params.max_diagonals_per_hack + 1)
+                                            : std::to_string(diagonals);
+    DSPMV_BAD_INPUT(source, "diagonals",
+                    "hack " + std::to_string(h) + " (rows " + std::to_string(h * H) + ".." + std::to_string(end - 1) +
+                        ") has " + count + " diagonals, more than the limit of " +
+                        std::to_string(params.max_diagonals_per_hack) +
+                        " per hack; HDIA suits matrices with few diagonals");
+  }
+  // The slots only grow, so the check can stop at the first hack that crosses the limit. Rows
+  // past the end of the matrix do not count, so that a small matrix is not refused for the
+  // tail of its only hack.
+  slots_in_rows += diagonals * (end - h * H);
+  if (static_cast<double>(slots_in_rows) > params.max_padding_ratio * static_cast<double>(nnz))
+    DSPMV_BAD_INPUT(source, "padding",
+                    "would store at least " + std::to_string(slots_in_rows) + " slots for " + std::to_string(nnz) +
+                        " nonzeros (" + ratio_text(static_cast<double>(slots_in_rows) / static_cast<double>(nnz)) +
+                        "x, limit " + ratio_text(params.max_padding_ratio) + "x) on " +
+                        std::to_string(distinct_so_far()) + " distinct diagonals in rows 0.." +
+                        std::to_string(end - 1) + "; HDIA suits matrices with few diagonals");
+}
+
+format_stats hdia_stats(const std::vector<offset_type>& hack_offsets, global_index_type rows, offset_type nnz,
+                        global_index_type H, std::size_t value_bytes) {
+  format_stats stats;
+  const offset_type diagonals = hack_offsets.back();
+  const offset_type slots = diagonals * H;
+  stats.stored_bytes = hack_offsets.size() * sizeof(offset_type) +
+                       static_cast<std::size_t>(diagonals) * sizeof(index_type) +
+                       static_cast<std::size_t>(slots) * value_bytes;
+  stats.padding_ratio = nnz > 0 ? static_cast<double>(slots) / static_cast<double>(nnz) : 1.0;
+  // N_iter (seed 000 eq. 1): a warp of 32 rows of hack h runs over that hack's diagonals.
+  for (global_index_type w = 0; w < rows; w += 32) {
+    const global_index_type h = w / H;
+    stats.n_iter += hack_offsets[h + 1] - hack_offsets[h];
+  }
+  stats.n_p = stats.n_iter * 32 - nnz;
+  offset_type most = 0;
+  for (std::size_t h = 0; h + 1 < hack_offsets.size(); ++h)
+    most = std::max(most, hack_offsets[h + 1] - hack_offsets[h]);
+  stats.params = "H=" + std::to_string(H) + " max_diagonals_in_a_hack=" + std::to_string(most);
+  return stats;
+}
+
+}  // namespace detail
+
+template <typename V>
+hdia_matrix<V> build(const csr_matrix<V, index_type>& a, const hdia_params& params) {
+  validate_csr(a, source, /*allow_nonfinite=*/true);
+  detail::check_params(a.rows, params, source);
 
   hdia_matrix<V> m;
   m.rows = a.rows;
@@ -41,10 +104,16 @@ hdia_matrix<V> build(const csr_matrix<V, index_type>& a, const hdia_params& para
   const global_index_type H = params.hack_size;
   const global_index_type hacks = (a.rows + H - 1) / H;
 
-  // Diagonals of each hack, refusing as soon as one hack has too many.
+  // Diagonals of each hack, refusing as soon as one hack has too many or the slots so far
+  // exceed the padding limit.
   m.hack_offsets.assign(static_cast<std::size_t>(hacks) + 1, 0);
   std::vector<index_type> hack_diags;
   offset_type slots_in_rows = 0;  // slots of rows inside the matrix (the last hack's tail aside)
+  const auto distinct_so_far = [&m] {
+    std::vector<index_type> all(m.diag_offsets);
+    std::sort(all.begin(), all.end());
+    return static_cast<std::size_t>(std::unique(all.begin(), all.end()) - all.begin());
+  };
   for (global_index_type h = 0; h < hacks; ++h) {
     hack_diags.clear();
     const global_index_type end = std::min(a.rows, (h + 1) * H);
@@ -53,29 +122,10 @@ hdia_matrix<V> build(const csr_matrix<V, index_type>& a, const hdia_params& para
         hack_diags.push_back(static_cast<index_type>(a.col_idx[k] - r));  // |col - row| < 2^31
     std::sort(hack_diags.begin(), hack_diags.end());
     hack_diags.erase(std::unique(hack_diags.begin(), hack_diags.end()), hack_diags.end());
-    if (static_cast<global_index_type>(hack_diags.size()) > params.max_diagonals_per_hack)
-      DSPMV_BAD_INPUT(source, "diagonals",
-                      "hack " + std::to_string(h) + " (rows " + std::to_string(h * H) + ".." + std::to_string(end - 1) +
-                          ") has " + std::to_string(hack_diags.size()) + " diagonals, more than the limit of " +
-                          std::to_string(params.max_diagonals_per_hack) +
-                          " per hack; HDIA suits matrices with few diagonals");
     m.hack_offsets[h + 1] = m.hack_offsets[h] + static_cast<offset_type>(hack_diags.size());
     m.diag_offsets.insert(m.diag_offsets.end(), hack_diags.begin(), hack_diags.end());
-    // The slots only grow, so the check can stop at the first hack that crosses the limit. Rows
-    // past the end of the matrix do not count, so that a small matrix is not refused for the
-    // tail of its only hack.
-    slots_in_rows += static_cast<offset_type>(hack_diags.size()) * (end - h * H);
-    if (static_cast<double>(slots_in_rows) > params.max_padding_ratio * static_cast<double>(m.nnz)) {
-      std::vector<index_type> all(m.diag_offsets);
-      std::sort(all.begin(), all.end());
-      all.erase(std::unique(all.begin(), all.end()), all.end());
-      DSPMV_BAD_INPUT(source, "padding",
-                      "would store at least " + std::to_string(slots_in_rows) + " slots for " + std::to_string(m.nnz) +
-                          " nonzeros (" + ratio_text(static_cast<double>(slots_in_rows) / static_cast<double>(m.nnz)) +
-                          "x, limit " + ratio_text(params.max_padding_ratio) + "x) on " + std::to_string(all.size()) +
-                          " distinct diagonals in rows 0.." + std::to_string(end - 1) +
-                          "; HDIA suits matrices with few diagonals");
-    }
+    detail::check_hack(h, static_cast<offset_type>(hack_diags.size()), a.rows, m.nnz, params, slots_in_rows,
+                       distinct_so_far, source);
   }
 
   const offset_type slots = m.hack_offsets.back() * H;
@@ -91,18 +141,7 @@ hdia_matrix<V> build(const csr_matrix<V, index_type>& a, const hdia_params& para
     }
   }
 
-  m.stats.stored_bytes = m.hack_offsets.size() * sizeof(offset_type) + m.diag_offsets.size() * sizeof(index_type) +
-                         m.values.size() * sizeof(V);
-  m.stats.padding_ratio = m.nnz > 0 ? static_cast<double>(slots) / static_cast<double>(m.nnz) : 1.0;
-  // N_iter (seed 000 eq. 1): a warp of 32 rows of hack h runs over that hack's diagonals.
-  for (global_index_type w = 0; w < a.rows; w += 32) {
-    const global_index_type h = w / H;
-    m.stats.n_iter += m.hack_offsets[h + 1] - m.hack_offsets[h];
-  }
-  m.stats.n_p = m.stats.n_iter * 32 - m.nnz;
-  global_index_type most = 0;
-  for (global_index_type h = 0; h < hacks; ++h) most = std::max<global_index_type>(most, m.hack_offsets[h + 1] - m.hack_offsets[h]);
-  m.stats.params = "H=" + std::to_string(H) + " max_diagonals_in_a_hack=" + std::to_string(most);
+  m.stats = detail::hdia_stats(m.hack_offsets, m.rows, m.nnz, H, sizeof(V));
   return m;
 }
 

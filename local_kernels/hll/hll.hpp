@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "common/csr_matrix.hpp"
+#include "local_kernels/format_operator.hpp"
 #include "local_kernels/local_operator.hpp"
 
 namespace distspmv::hll {
@@ -90,6 +91,12 @@ constexpr index_type padding_column = 0;
 /// parameters, more than 2^31 - 1 rows, or padding above params.max_padding_ratio.
 template <typename ValueType>
 hll_matrix<ValueType> build(const csr_matrix<ValueType, index_type>& a, const hll_params& params);
+
+/// Builds on the GPU from a device CSR block (DESIGN.md §11): the same arrays as build() on
+/// download_csr(a), bitwise, the same statistics and the same refusals (bad_input). `a` is only
+/// read (the caller frees it).
+template <typename ValueType>
+device_built<hll_view<ValueType>> build_cuda(device_csr<ValueType>&& a, const hll_params& params);
 
 /// Back to CSR in the original row order (round-trip check).
 template <typename ValueType>

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "common/csr_matrix.hpp"
+#include "local_kernels/format_operator.hpp"
 #include "local_kernels/local_operator.hpp"
 
 namespace distspmv::pellr {
@@ -70,6 +71,12 @@ struct pellr_view {
 /// Builds PELLR from CSR; deterministic, the input is not changed.
 template <typename ValueType>
 pellr_matrix<ValueType> build(const csr_matrix<ValueType, index_type>& a, const pellr_params& params);
+
+/// Builds on the GPU from a device CSR block (DESIGN.md §11): the same arrays as build() on
+/// download_csr(a), bitwise, the same statistics and the same refusals (bad_input). `a` is only
+/// read (the caller frees it).
+template <typename ValueType>
+device_built<pellr_view<ValueType>> build_cuda(device_csr<ValueType>&& a, const pellr_params& params);
 
 /// Back to CSR in the original row order (round-trip check).
 template <typename ValueType>

@@ -1,4 +1,4 @@
-// The GPU split of a rank's rows (gpu_setup.hpp). Per chunk: upload, classify, count per row,
+// The GPU split of a rank's rows (split_rows.hpp). Per chunk: upload, classify, count per row,
 // compact (CUB). After the last chunk: scan, ghost ids, halo columns, diagonal.
 #include <cuda_runtime.h>
 
@@ -7,12 +7,11 @@
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
 #include <cub/device/device_select.cuh>
-#include <future>
 #include <limits>
 #include <string>
 
 #include "common/cuda_check.hpp"
-#include "dist/setup/gpu_setup.hpp"
+#include "dist/setup/split_rows.hpp"
 
 namespace distspmv::dist {
 namespace {
@@ -179,8 +178,8 @@ std::vector<V> diagonal_on_gpu(const device_csr_view<V>& a) {
 }
 
 template <typename V>
-gpu_split<V> split_rows_on_gpu(row_range owned, global_index_type cols, const std::vector<row_range>& chunks,
-                               const row_reader& read, const gpu_split_options& options) {
+gpu_split<V> split_rows_on_gpu(row_range owned, const std::vector<row_range>& chunks, const row_reader& read,
+                               const split_options& options) {
   const global_index_type rows = owned.size();
   if (rows > std::numeric_limits<index_type>::max())
     DSPMV_BAD_INPUT("GPU setup", "rows", std::to_string(rows) + " rows on one rank exceed 32-bit local ids; use more ranks");
@@ -232,12 +231,7 @@ gpu_split<V> split_rows_on_gpu(row_range owned, global_index_type cols, const st
     }
   } s;
 
-  // The next chunk is read on a host thread while the GPU splits this one.
-  std::future<csr_matrix<double>> next;
-  if (!chunks.empty()) next = std::async(std::launch::async, read, chunks[0]);
-  for (std::size_t k = 0; k < chunks.size(); ++k) {
-    csr_matrix<double> chunk = next.get();
-    if (k + 1 < chunks.size()) next = std::async(std::launch::async, read, chunks[k + 1]);
+  for_each_chunk(chunks, read, [&](csr_matrix<double> chunk, std::size_t k) {
     const global_index_type r0 = chunks[k].begin - owned.begin;
     const global_index_type cr = chunk.rows;
     const offset_type cn = chunk.nnz();
@@ -266,7 +260,7 @@ gpu_split<V> split_rows_on_gpu(row_range owned, global_index_type cols, const st
       halo_length_kernel<<<grid_for(cr), block>>>(cr, s.row_ptr, counts, halo_len + r0);
       DSPMV_CUDA_CHECK_LAUNCH(nullptr);
     }
-    if (cn == 0) continue;
+    if (cn == 0) return;
     if (options.keep_for_update) {
       kept_flags.reserve(out.nnz + cn, out.nnz);
       DSPMV_CUDA_CHECK(cudaMemcpy(kept_flags.data + out.nnz, s.is_local, cn, cudaMemcpyDeviceToDevice));
@@ -285,7 +279,7 @@ gpu_split<V> split_rows_on_gpu(row_range owned, global_index_type cols, const st
       select_flagged(temp, s.value_v, s.is_ghost, halo_val.data + n_halo, cn, d_count);
       n_halo += cn - got;
     }
-  }
+  });
   s = {};
 
   // A_local: scan the counts into offsets; the arrays become the device CSR (no copy).
@@ -361,6 +355,8 @@ gpu_split<V> split_rows_on_gpu(row_range owned, global_index_type cols, const st
     auto* kc = static_cast<index_type*>(out.kept.allocate_bytes(std::max<offset_type>(1, n_local) * sizeof(index_type)));
     DSPMV_CUDA_CHECK(cudaMemcpy(kp, a.row_ptr, (rows + 1) * sizeof(offset_type), cudaMemcpyDeviceToDevice));
     DSPMV_CUDA_CHECK(cudaMemcpy(kc, a.col_idx, n_local * sizeof(index_type), cudaMemcpyDeviceToDevice));
+    out.kept_rows = rows;
+    out.kept_local_nnz = n_local;
     out.kept_row_ptr = kp;
     out.kept_col_idx = kc;
     kept_flags.reserve(1, 0);
@@ -375,7 +371,7 @@ template <typename V>
 device_csr<V> split_values_on_gpu(const gpu_split<V>& split, const V* values, bool values_on_device,
                                   csr_matrix<double, index_type>& a_halo) {
   const offset_type n = split.nnz;
-  const global_index_type rows = split.a_local.rows;
+  const global_index_type rows = split.kept_rows;
   require_below_int(n, "entries");
   device_storage tmp;
   const V* d_values = values;
@@ -384,7 +380,7 @@ device_csr<V> split_values_on_gpu(const gpu_split<V>& split, const V* values, bo
     DSPMV_CUDA_CHECK(cudaMemcpy(v, values, n * sizeof(V), cudaMemcpyHostToDevice));
     d_values = v;
   }
-  const offset_type n_local = split.a_local.nnz;
+  const offset_type n_local = split.kept_local_nnz;
   auto a = allocate_device_csr<V>(rows, rows, n_local);
   DSPMV_CUDA_CHECK(cudaMemcpy(a.row_ptr, split.kept_row_ptr, (rows + 1) * sizeof(offset_type), cudaMemcpyDeviceToDevice));
   DSPMV_CUDA_CHECK(cudaMemcpy(a.col_idx, split.kept_col_idx, n_local * sizeof(index_type), cudaMemcpyDeviceToDevice));
@@ -408,8 +404,8 @@ device_csr<V> split_values_on_gpu(const gpu_split<V>& split, const V* values, bo
 }
 
 #define DSPMV_INSTANTIATE(V)                                                                                   \
-  template gpu_split<V> split_rows_on_gpu(row_range, global_index_type, const std::vector<row_range>&,         \
-                                          const row_reader&, const gpu_split_options&);                       \
+  template gpu_split<V> split_rows_on_gpu(row_range, const std::vector<row_range>&, const row_reader&,         \
+                                          const split_options&);                                             \
   template device_csr<V> split_values_on_gpu(const gpu_split<V>&, const V*, bool, csr_matrix<double, index_type>&); \
   template std::vector<V> diagonal_on_gpu(const device_csr_view<V>&);
 DSPMV_INSTANTIATE(float)
