@@ -561,6 +561,52 @@ distributed_matrix<V> distributed_matrix<V>::from_csr(MPI_Comm comm, global_inde
       DSPMV_BAD_INPUT(who, "sizes", "negative global_rows, first_row or rows");
     if (rows > 0 && row_ptr == nullptr) DSPMV_BAD_INPUT(who, "row_ptr", "null pointer");
   });
+  std::int64_t total = 0;
+  const std::int64_t before = exscan_sum(rows, p->comm, &total);
+  collective_try(p->comm, [&] {
+    if (before != first_row || total != global_rows)
+      DSPMV_BAD_INPUT(who, "first_row",
+                      "ranks must pass consecutive row ranges covering [0, global_rows): this rank starts at " +
+                          std::to_string(first_row) + " but the ranks before it hold " + std::to_string(before) +
+                          " rows, and all ranks together hold " + std::to_string(total) + " of " +
+                          std::to_string(global_rows));
+  });
+  if (p->rows_stay() && space == memory_space::host) {
+    // No row moves: the caller's arrays are read in chunks (checked chunk by chunk) and split in
+    // place, without a host copy of the rows. (Device arrays take the path below: a reader
+    // thread must not touch another GPU's context.)
+    collective_try(p->comm, [&] {
+      if (rows > 0 && row_ptr[0] != 0)
+        DSPMV_BAD_INPUT(who, "row_ptr", "row_ptr[0] is " + std::to_string(row_ptr[0]) + ", not 0");
+      const offset_type nnz = rows > 0 ? row_ptr[rows] : 0;
+      if (nnz > 0 && (col_ids == nullptr || values == nullptr))
+        DSPMV_BAD_INPUT(who, col_ids == nullptr ? "col_ids" : "values", "null pointer");
+    });
+    const auto ranges = allgather(first_row, p->comm);
+    std::vector<global_index_type> b(ranges.begin(), ranges.end());
+    b.push_back(global_rows);
+    const offset_type nnz = rows > 0 ? row_ptr[rows] : 0;
+    const double per_row = rows > 0 ? static_cast<double>(nnz) / static_cast<double>(rows) : 1.0;
+    const bool nonfinite = options.allow_nonfinite;
+    p->setup_in_place(b, global_rows, per_row, [=](row_range r) {
+      csr_matrix<double> c;
+      c.rows = r.size();
+      c.cols = global_rows;
+      const global_index_type i0 = r.begin - first_row;
+      const offset_type base = row_ptr[i0], end = row_ptr[i0 + c.rows];
+      c.row_ptr.resize(static_cast<std::size_t>(c.rows) + 1);
+      for (global_index_type i = 0; i <= c.rows; ++i) c.row_ptr[i] = row_ptr[i0 + i] - base;
+      if (end >= base) {
+        c.col_idx.assign(col_ids + base, col_ids + end);
+        c.values.assign(values + base, values + end);
+      }
+      validate_csr(c, who + ": rows " + std::to_string(r.begin) + ".." + std::to_string(r.end - 1) +
+                          " (row numbers below count from " + std::to_string(r.begin) + ")",
+                   nonfinite);
+      return c;
+    });
+    return distributed_matrix(std::move(p));
+  }
   // Copy the caller's arrays to host memory (device arrays are downloaded).
   auto fetch = [&](auto* dst, const auto* src, std::size_t n) {
     if (n == 0) return;
@@ -587,16 +633,6 @@ distributed_matrix<V> distributed_matrix<V>::from_csr(MPI_Comm comm, global_inde
     fetch(v.data(), values, v.size());
     a.values = convert_values<double>(v);
     validate_csr(a, who, options.allow_nonfinite);
-  });
-  std::int64_t total = 0;
-  const std::int64_t before = exscan_sum(rows, p->comm, &total);
-  collective_try(p->comm, [&] {
-    if (before != first_row || total != global_rows)
-      DSPMV_BAD_INPUT(who, "first_row",
-                      "ranks must pass consecutive row ranges covering [0, global_rows): this rank starts at " +
-                          std::to_string(first_row) + " but the ranks before it hold " + std::to_string(before) +
-                          " rows, and all ranks together hold " + std::to_string(total) + " of " +
-                          std::to_string(global_rows));
   });
   p->setup(slice);
   return distributed_matrix(std::move(p));

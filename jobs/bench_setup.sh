@@ -3,7 +3,7 @@
 # fill the GPU, with time per phase, nonzeros per second, host peak RSS and GPU peak memory.
 # Logs and JSON go to $OUT (the device tool's folder) or jobs/results/local.
 #
-#   jobs/bench_setup.sh [build] [tests] [poisson] [hdf5] [fill]      (default: build poisson hdf5 fill)
+#   jobs/bench_setup.sh [build] [tests] [poisson] [hdf5] [fill] [big]   (default: build poisson hdf5 fill)
 #
 #   build    sm_90 build of the command line and the cuda tests (BUILD_TARGETS to narrow it)
 #   tests    the cuda tests (GPU builders against the host builders, every format through the GPU build path)
@@ -11,6 +11,10 @@
 #   hdf5     the same matrix written to HDF5 by `distspmv convert`, read back with --check (page cache)
 #   fill     gen:stencil27:${FILL_N:-590} in ${FILL_FORMAT:-csr-split} with --check: storage above 75% of an
 #            H100's memory, more than 2^31 nonzeros on one rank
+#   big      every CUDA format on one GPU-generated block of more than 2^31 nonzeros (label gpu_big,
+#            tests/local_kernels/big_block_test.cpp): ${BIG_ROWS:-80000000} rows of 27 diagonals (2.16e9
+#            nonzeros, 26.5 GB of CSR); BIG_FILTER, a gtest filter, splits it: '*/gpu_build_*' (GPU
+#            builders, about a minute) and '*/host_build_*' (download, host build, upload: ~30 s each)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-jobs/results/local}
@@ -68,6 +72,17 @@ fi
 
 if has fill; then
   run fill "$bin" "gen:stencil27:${FILL_N:-590}" --format "${FILL_FORMAT:-csr-split}" --check --iters 10
+fi
+
+if has big; then
+  progress "start big: ${BIG_FILTER:-every format}"
+  DISTSPMV_BIG_ROWS=${BIG_ROWS:-} /usr/bin/time -v "$BUILD/tests/local_kernels/local_kernels_big_block_test" \
+    ${BIG_FILTER:+--gtest_filter="$BIG_FILTER"} >"$OUT/big.log" 2>"$OUT/big.time" || status=1
+  # The table (every line starts with "big "), gtest's verdict and the first skip's reason.
+  grep -E "^big |^\[  (PASSED|FAILED) |^\[  SKIPPED \] [0-9]+ test" "$OUT/big.log"
+  grep -m1 -A1 ": Skipped$" "$OUT/big.log"
+  grep -E "Maximum resident|Elapsed" "$OUT/big.time" | sed 's/^\s*/  time -v: /'
+  progress "end big (status $status)"
 fi
 
 progress "done (status $status)"

@@ -111,6 +111,12 @@ void ipcsr::spmv_cuda(const ipcsr_view<V>&, V, const V*, V, V*, cuda_stream_t) {
 template void ipcsr::spmv_cuda(const ipcsr_view<float>&, float, const float*, float, float*, cuda_stream_t);
 template void ipcsr::spmv_cuda(const ipcsr_view<double>&, double, const double*, double, double*, cuda_stream_t);
 std::size_t ipcsr::device_shared_bytes() { return 0; }  // no device in a build without CUDA
+template <typename V>
+device_built<ipcsr::ipcsr_view<V>> ipcsr::build_cuda(device_csr<V>&&, const ipcsr_params&) {
+  DSPMV_NOT_COMPILED("CUDA");
+}
+template device_built<ipcsr::ipcsr_view<float>> ipcsr::build_cuda(device_csr<float>&&, const ipcsr_params&);
+template device_built<ipcsr::ipcsr_view<double>> ipcsr::build_cuda(device_csr<double>&&, const ipcsr_params&);
 
 // ---- ellr ----
 template <typename V>
@@ -147,6 +153,12 @@ void sell::spmv_cuda(const sell_view<V>&, V, const V*, V, V*, cuda_stream_t) {
 }
 template void sell::spmv_cuda(const sell_view<float>&, float, const float*, float, float*, cuda_stream_t);
 template void sell::spmv_cuda(const sell_view<double>&, double, const double*, double, double*, cuda_stream_t);
+template <typename V>
+device_built<sell::sell_view<V>> sell::build_cuda(device_csr<V>&&, const sell_params&) {
+  DSPMV_NOT_COMPILED("CUDA");
+}
+template device_built<sell::sell_view<float>> sell::build_cuda(device_csr<float>&&, const sell_params&);
+template device_built<sell::sell_view<double>> sell::build_cuda(device_csr<double>&&, const sell_params&);
 
 // ---- testing/big_matrix ----
 device_csr<double> big_matrix::generate_band_csr(global_index_type) { DSPMV_NOT_COMPILED("CUDA"); }

@@ -99,8 +99,10 @@ __global__ void stored_lengths_kernel(const offset_type* __restrict__ row_ptr, c
 
 /// widths[g] = max over group g of scale * (row width), into zeroed widths. The lanes of a warp
 /// that share a group (all 32 for groups of 32 rows or more, else aligned runs of `group`
-/// lanes) reduce by shuffles first: one atomicMax per warp and group. The loop bound is the
-/// warp's first row, the same on all its lanes, as the shuffles need.
+/// lanes) reduce by shuffles first: at most one atomicMax per warp and group, none where the
+/// group's width already reaches the value (widths only grow, so a stale read only costs an
+/// atomic; one group of all rows sees few). The loop bound is the warp's first row, the same on
+/// all its lanes, as the shuffles need.
 __global__ void group_width_kernel(row_groups g, unsigned long long* widths) {
   const int lane = static_cast<int>(threadIdx.x % 32);
   const int span = g.group < 32 ? static_cast<int>(g.group) : 32;
@@ -116,7 +118,9 @@ __global__ void group_width_kernel(row_groups g, unsigned long long* widths) {
       const unsigned long long other = __shfl_xor_sync(0xffffffffu, w, o);
       w = other > w ? other : w;
     }
-    if (lane % span == 0 && w > 0) atomicMax(widths + i / g.group, w * static_cast<unsigned long long>(g.scale));
+    const unsigned long long value = w * static_cast<unsigned long long>(g.scale);
+    unsigned long long* const width = widths + i / g.group;
+    if (lane % span == 0 && w > 0 && value > *static_cast<volatile unsigned long long*>(width)) atomicMax(width, value);
   }
 }
 

@@ -172,6 +172,12 @@ const std::vector<entry>& table() {
                            [](const auto& a, backend b) {
                              using V = typename std::decay_t<decltype(a)>::value_type;
                              return make_format<ipcsr::traits, V>("ipcsr", [&] { return ipcsr::build(a, ipcsr::params_for(b)); }, b);
+                           },
+                           [](auto&& a) {
+                             using V = typename std::decay_t<decltype(a)>::value_type;
+                             return make_device_format<ipcsr::traits, V>("ipcsr", std::move(a), [](device_csr<V>&& d) {
+                               return ipcsr::build_cuda(std::move(d), ipcsr::params_for(backend::cuda));
+                             });
                            }));
     // ---- SELL-C-sigma (seed 002) ----
     auto sell_variant = [](const char* name, int slice_size, int sigma, int rows_per_thread) {
@@ -181,12 +187,20 @@ const std::vector<entry>& table() {
         return make_format<sell::traits, V>(name, [&] { return sell::build(a, p); }, b);
       };
     };
+    auto sell_device = [](const char* name, int slice_size, int sigma, int rows_per_thread) {
+      return [name, slice_size, sigma, rows_per_thread](auto&& a) {
+        using V = typename std::decay_t<decltype(a)>::value_type;
+        const sell::sell_params p{slice_size, sigma, rows_per_thread};
+        return make_device_format<sell::traits, V>(name, std::move(a),
+                                                   [&](device_csr<V>&& d) { return sell::build_cuda(std::move(d), p); });
+      };
+    };
     t.push_back(make_entry({"sell", "sell", true, true, "SELL-32-sigma, sigma 256 when sorting pays, else 1"},
-                           sell_variant("sell", 32, 0, 1)));
+                           sell_variant("sell", 32, 0, 1), sell_device("sell", 32, 0, 1)));
     t.push_back(make_entry({"sell-c32-s1", "sell", true, true, "SELL-32-1: slices of 32 rows, no sorting, no perm"},
-                           sell_variant("sell-c32-s1", 32, 1, 1)));
+                           sell_variant("sell-c32-s1", 32, 1, 1), sell_device("sell-c32-s1", 32, 1, 1)));
     t.push_back(make_entry({"sell-c64-r2", "sell", true, true, "SELL-64-sigma, 2 rows per thread (vector loads)"},
-                           sell_variant("sell-c64-r2", 64, 0, 2)));
+                           sell_variant("sell-c64-r2", 64, 0, 2), sell_device("sell-c64-r2", 64, 0, 2)));
     // ---- cuSPARSE baselines (CUDA only) ----
     auto cusparse_variant = [](const char* name, cusparse::algorithm alg) {
       return [name, alg](const auto& a, backend b) { return cusparse::make_operator(name, a, alg, b); };

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "common/csr_matrix.hpp"
+#include "local_kernels/format_operator.hpp"
 #include "local_kernels/local_operator.hpp"
 
 namespace distspmv::ipcsr {
@@ -91,6 +92,24 @@ struct ipcsr_view {
 /// shared_bytes below 32 values or more than 2^31 - 1 rows.
 template <typename ValueType>
 ipcsr_matrix<ValueType> build(const csr_matrix<ValueType, index_type>& a, const ipcsr_params& params);
+
+/// Builds on the GPU from a device CSR block (DESIGN.md §11): takes over a's arrays (no copy),
+/// plans the row blocks on the host from the downloaded row pointer (build_row_plan, 8 bytes per
+/// row) and checks the columns on the GPU; the same arrays as build() on download_csr(a), bitwise,
+/// the same statistics and the same refusals (bad_input).
+template <typename ValueType>
+device_built<ipcsr_view<ValueType>> build_cuda(device_csr<ValueType>&& a, const ipcsr_params& params);
+
+/// build()'s checks of the parameters (a stage of at least 32 values of `value_size` bytes) and
+/// of the 32-bit row limit; both builders run them before the matrix's checks.
+void check_params(global_index_type rows, const ipcsr_params& params, std::size_t value_size, const char* source);
+
+/// The part of build() that reads only the row pointer (rows + 1 entries, validated): rows, cols,
+/// nnz, params, row_blocks, threads_per_row, stage_entries and all statistics; row_ptr, col_idx
+/// and values stay empty. build_cuda calls it on the downloaded row pointer.
+template <typename ValueType>
+ipcsr_matrix<ValueType> build_row_plan(const std::vector<offset_type>& row_ptr, global_index_type cols,
+                                       const ipcsr_params& params);
 
 /// Back to plain CSR (round-trip check).
 template <typename ValueType>

@@ -39,9 +39,12 @@
 // width: sum over slices of width * C / 32; n_p = 32 * n_iter - nnz, the padding slots.
 #pragma once
 
+#include <cstddef>
+#include <string>
 #include <vector>
 
 #include "common/csr_matrix.hpp"
+#include "local_kernels/format_operator.hpp"
 #include "local_kernels/local_operator.hpp"
 
 namespace distspmv::sell {
@@ -88,9 +91,32 @@ struct sell_view {
 template <typename ValueType>
 sell_matrix<ValueType> build(const csr_matrix<ValueType, index_type>& a, const sell_params& params);
 
+/// Builds on the GPU from a device CSR block (DESIGN.md §11): the same slice_ptr, col_idx, values
+/// and perm as build() on download_csr(a), bitwise, the same statistics and the same refusals
+/// (bad_input). a's arrays are only read (the caller frees them).
+template <typename ValueType>
+device_built<sell_view<ValueType>> build_cuda(device_csr<ValueType>&& a, const sell_params& params);
+
 /// Back to CSR in the original row order (round-trip check).
 template <typename ValueType>
 csr_matrix<ValueType, index_type> to_csr(const sell_matrix<ValueType>& m);
+
+namespace detail {
+// What build() and build_cuda() decide alike (sell_build.cpp), so that they agree bitwise.
+
+/// The parameter checks and the 32-bit row limit; both builders run them before the matrix's.
+void check_params(global_index_type rows, const sell_params& params, const char* source);
+/// The window the automatic sigma tries: 256 rounded up to a multiple of C.
+int auto_sorted_sigma(int slice_size);
+/// The automatic sigma's byte model from the stored entries (padding included) of the unsorted
+/// and the sorted order: whether to sort; `why` gets the text for stats.params.
+bool sorting_pays(offset_type unsorted_slots, offset_type sorted_slots, global_index_type rows,
+                  std::size_t value_bytes, std::string& why);
+/// The statistics of a build with `slots` = slice_ptr.back() stored entries.
+format_stats sell_stats(global_index_type rows, offset_type nnz, offset_type slots, bool permuted,
+                        const sell_params& params, int sigma, const std::string& why, std::size_t value_bytes);
+
+}  // namespace detail
 
 /// Sequential y = alpha*A*x + beta*y (beta == 0 overwrites y).
 template <typename ValueType>

@@ -41,24 +41,64 @@ offset_type stored_entries(const std::vector<offset_type>& lengths, const std::v
 
 }  // namespace
 
-template <typename V>
-sell_matrix<V> build(const csr_matrix<V, index_type>& a, const sell_params& params) {
-  validate_csr(a, "sell::build", /*allow_nonfinite=*/true);
+namespace detail {
+
+void check_params(global_index_type rows, const sell_params& params, const char* source) {
   const int c = params.slice_size;
   const int r = params.rows_per_thread;
   if (c < 32 || c % 32 != 0)
-    DSPMV_BAD_INPUT("sell::build", "slice_size", "C = " + std::to_string(c) + " is not a positive multiple of 32");
-  if (r != 1 && r != 2)
-    DSPMV_BAD_INPUT("sell::build", "rows_per_thread", "R = " + std::to_string(r) + " is not 1 or 2");
+    DSPMV_BAD_INPUT(source, "slice_size", "C = " + std::to_string(c) + " is not a positive multiple of 32");
+  if (r != 1 && r != 2) DSPMV_BAD_INPUT(source, "rows_per_thread", "R = " + std::to_string(r) + " is not 1 or 2");
   if (c % (32 * r) != 0)
-    DSPMV_BAD_INPUT("sell::build", "slice_size",
+    DSPMV_BAD_INPUT(source, "slice_size",
                     "C = " + std::to_string(c) + " is not a multiple of 32 * R = " + std::to_string(32 * r));
   if (params.sigma < 0 || (params.sigma > 1 && params.sigma % c != 0))
-    DSPMV_BAD_INPUT("sell::build", "sigma",
+    DSPMV_BAD_INPUT(source, "sigma",
                     "sigma = " + std::to_string(params.sigma) + " is not 0 (choose), 1 or a multiple of C = " +
                         std::to_string(c));
-  if (a.rows > std::numeric_limits<index_type>::max())
-    DSPMV_BAD_INPUT("sell::build", "rows", std::to_string(a.rows) + " rows do not fit the 32-bit permutation");
+  if (rows > std::numeric_limits<index_type>::max())
+    DSPMV_BAD_INPUT(source, "rows", std::to_string(rows) + " rows do not fit the 32-bit permutation");
+}
+
+int auto_sorted_sigma(int slice_size) { return (auto_sigma + slice_size - 1) / slice_size * slice_size; }
+
+bool sorting_pays(offset_type unsorted_slots, offset_type sorted_slots, global_index_type rows,
+                  std::size_t value_bytes, std::string& why) {
+  // Sort only when the padding it removes outweighs the permutation it adds (bytes per SpMV).
+  const double saved =
+      static_cast<double>(unsorted_slots - sorted_slots) * static_cast<double>(value_bytes + sizeof(index_type));
+  const double cost = static_cast<double>(rows) * sizeof(index_type);
+  why = " (auto: sorting saves " + std::to_string(static_cast<long long>(saved)) + " B, perm costs " +
+        std::to_string(static_cast<long long>(cost)) + " B)";
+  return saved > cost;
+}
+
+format_stats sell_stats(global_index_type rows, offset_type nnz, offset_type slots, bool permuted,
+                        const sell_params& params, int sigma, const std::string& why, std::size_t value_bytes) {
+  const global_index_type c = params.slice_size;
+  const global_index_type slices = (rows + c - 1) / c;
+  format_stats stats;
+  stats.stored_bytes = static_cast<std::size_t>(slices + 1) * sizeof(offset_type) +
+                       static_cast<std::size_t>(slots) * (sizeof(index_type) + value_bytes) +
+                       static_cast<std::size_t>(permuted ? rows : 0) * sizeof(index_type);
+  stats.padding_ratio = nnz > 0 ? static_cast<double>(slots) / static_cast<double>(nnz) : 1.0;
+  stats.n_iter = slots / 32;  // sum of width * C / 32
+  stats.n_p = stats.n_iter * 32 - nnz;
+  stats.params = "C=" + std::to_string(c) + " sigma=" + std::to_string(sigma) +
+                 " R=" + std::to_string(params.rows_per_thread) + (permuted ? "" : " perm=none") + why;
+  return stats;
+}
+
+}  // namespace detail
+
+template <typename V>
+sell_matrix<V> build(const csr_matrix<V, index_type>& a, const sell_params& params) {
+  // Parameters first, then the matrix: build_cuda can check its columns only once the
+  // parameters have shaped the slices, and both builders refuse in the same order.
+  detail::check_params(a.rows, params, "sell::build");
+  validate_csr(a, "sell::build", /*allow_nonfinite=*/true);
+  const int c = params.slice_size;
+  const int r = params.rows_per_thread;
 
   sell_matrix<V> m;
   m.rows = a.rows;
@@ -77,19 +117,13 @@ sell_matrix<V> build(const csr_matrix<V, index_type>& a, const sell_params& para
     m.sigma = params.sigma;
     order = window_order(lengths, m.sigma);
   } else {
-    // Sort only when the padding it removes outweighs the permutation it adds (bytes per SpMV).
-    const int sorted_sigma = (auto_sigma + c - 1) / c * c;
+    const int sorted_sigma = detail::auto_sorted_sigma(c);
     auto unsorted = window_order(lengths, 1);
     auto sorted = window_order(lengths, sorted_sigma);
-    const double saved = static_cast<double>(stored_entries(lengths, unsorted, c) -
-                                             stored_entries(lengths, sorted, c)) *
-                         static_cast<double>(sizeof(V) + sizeof(index_type));
-    const double cost = static_cast<double>(a.rows) * sizeof(index_type);
-    const bool sort = saved > cost;
+    const bool sort = detail::sorting_pays(stored_entries(lengths, unsorted, c), stored_entries(lengths, sorted, c),
+                                           a.rows, sizeof(V), why);
     m.sigma = sort ? sorted_sigma : 1;
     order = sort ? std::move(sorted) : std::move(unsorted);
-    why = " (auto: sorting saves " + std::to_string(static_cast<long long>(saved)) + " B, perm costs " +
-          std::to_string(static_cast<long long>(cost)) + " B)";
   }
   bool identity = true;
   for (global_index_type i = 0; i < a.rows && identity; ++i) identity = order[i] == i;
@@ -124,14 +158,7 @@ sell_matrix<V> build(const csr_matrix<V, index_type>& a, const sell_params& para
     }
   }
 
-  m.stats.stored_bytes = m.slice_ptr.size() * sizeof(offset_type) + m.col_idx.size() * sizeof(index_type) +
-                         m.values.size() * sizeof(V) + m.perm.size() * sizeof(index_type);
-  m.stats.padding_ratio =
-      m.nnz > 0 ? static_cast<double>(m.slice_ptr.back()) / static_cast<double>(m.nnz) : 1.0;
-  m.stats.n_iter = m.slice_ptr.back() / 32;  // sum of width * C / 32
-  m.stats.n_p = m.stats.n_iter * 32 - m.nnz;
-  m.stats.params = "C=" + std::to_string(c) + " sigma=" + std::to_string(m.sigma) + " R=" + std::to_string(r) +
-                   (m.perm.empty() ? " perm=none" : "") + why;
+  m.stats = detail::sell_stats(m.rows, m.nnz, m.slice_ptr.back(), !m.perm.empty(), params, m.sigma, why, sizeof(V));
   return m;
 }
 

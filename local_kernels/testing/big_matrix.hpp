@@ -27,8 +27,8 @@ constexpr int band_width = 27;
 /// The 27 column offsets of the band, ascending (n >= 3 keeps them distinct and ordered by
 /// dz, dy, dx).
 inline std::array<global_index_type, band_width> band_offsets(global_index_type rows) {
-  const global_index_type n =
-      std::max<global_index_type>(3, std::llround(std::cbrt(static_cast<double>(std::max<global_index_type>(rows, 1)))));
+  const double cbrt_rows = std::cbrt(static_cast<double>(std::max<global_index_type>(rows, 1)));
+  const global_index_type n = std::max<global_index_type>(3, std::llround(cbrt_rows));
   std::array<global_index_type, band_width> o{};
   int k = 0;
   for (int dz = -1; dz <= 1; ++dz)

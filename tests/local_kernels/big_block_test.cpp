@@ -10,7 +10,7 @@
 // of each row's sum of |a x|. bad_input from the build (a 32-bit limit, too much padding, out of
 // GPU memory) is a refusal and passes; any other exception or a wrong row fails.
 //
-// Label cuda_big (minutes, ~30 GB of GPU memory; host-built formats also hold ~55 GB of host
+// Label gpu_big (minutes, ~30 GB of GPU memory; host-built formats also hold ~55 GB of host
 // memory): jobs/bench_setup.sh big runs it. Skips without a GPU or with too little free memory.
 // Every line of the table starts with "big " (the stage greps them). One test per format,
 // named gpu_build_<format> or host_build_<format>, so --gtest_filter='*/gpu_build_*' takes the
@@ -111,9 +111,9 @@ class BigBlock : public ::testing::TestWithParam<std::string> {
                 nnz > (offset_type{1} << 31) ? "" : " (NOT above 2^31: a small run)",
                 static_cast<double>(big_matrix::band_csr_bytes(rows)) / gb, device_name().c_str(),
                 static_cast<double>(mem.free) / gb, static_cast<double>(mem.total) / gb);
-    std::printf("big  build: gpu = GPU builder, host = download, host build, upload; stored = stats().stored_bytes;\n"
+    std::printf("big  bld: gpu = GPU builder, host = download, host build, upload; stored = stats().stored_bytes;\n"
                 "big  peak = most GPU memory held through device_storage during the build (input CSR included,\n"
-                "big  cuSPARSE's own allocations not); apply = median of 5 (CUDA events), GB/s on the CSR byte model\n");
+                "big  cuSPARSE's own allocations not); apply = median of 5 (CUDA events), GB/s: CSR byte model\n");
     std::printf("big  %-14s %-4s %8s %10s %7s %8s %8s  %s\n", "format", "bld", "build s", "apply us", "GB/s",
                 "stored GB", "peak GB", "outcome");
     std::fflush(stdout);
@@ -149,7 +149,8 @@ TEST_P(BigBlock, RunsOnMoreThan2Pow31NonzerosOrRefuses) {
   row.builder = info.gpu_build ? "gpu" : "host";
   try {
     device_storage vectors;
-    auto vec = [&] { return static_cast<double*>(vectors.allocate_bytes(static_cast<std::size_t>(rows) * sizeof(double))); };
+    const std::size_t bytes = static_cast<std::size_t>(rows) * sizeof(double);
+    auto vec = [&] { return static_cast<double*>(vectors.allocate_bytes(bytes)); };
     double* x = vec();
     double* y = vec();
     double* y_ref = vec();
@@ -186,25 +187,24 @@ TEST_P(BigBlock, RunsOnMoreThan2Pow31NonzerosOrRefuses) {
     device_synchronize();
     const big_matrix::row_check check = big_matrix::compare_rows(y, y_ref, abs_sum, rows, tolerance);
 
-    const std::vector<double> us =
-        time_on_device([&](cuda_stream_t s) { op->apply(1.0, x, 0.0, y, s); }, 1, 5);
-    row.apply_us = median(us);
-    row.gbps = csr_model_bytes<double>(rows, rows, nnz, false) / (row.apply_us * 1e3);
-
     char buf[256];
     if (check.bad_rows == 0) {
       std::snprintf(buf, sizeof buf, "ok, worst row error %.1e of its sum |a x|", check.worst);
-      row.outcome = buf;
     } else {
       const global_index_type r = check.first_bad_row;
       const double got = download_array(y + r, 1)[0];
       const double want = download_array(y_ref + r, 1)[0];
       std::snprintf(buf, sizeof buf, "FAILED: %lld rows wrong (worst %.1e), first row %lld: y %.17g, reference %.17g",
                     static_cast<long long>(check.bad_rows), check.worst, static_cast<long long>(r), got, want);
-      row.outcome = buf;
       row.kind = 2;
-      ADD_FAILURE() << name << ": " << row.outcome;
+      ADD_FAILURE() << name << ": " << buf;
     }
+    row.outcome = buf;
+
+    const std::vector<double> us =
+        time_on_device([&](cuda_stream_t s) { op->apply(1.0, x, 0.0, y, s); }, 1, 5);
+    row.apply_us = median(us);
+    row.gbps = csr_model_bytes<double>(rows, rows, nnz, false) / (row.apply_us * 1e3);
     op.reset();  // free the operator before the next format
   } catch (const std::exception& e) {
     row.outcome = std::string("FAILED: ") + e.what();

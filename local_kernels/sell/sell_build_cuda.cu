@@ -1,0 +1,377 @@
+// Builds SELL-C-sigma from a CSR block already in GPU memory (DESIGN.md §11): the same slice_ptr,
+// col_idx, values and perm as build() on download_csr(a), bitwise, the same statistics and the
+// same refusals. Neither the matrix nor its rows come to the host: the host sees a handful of
+// numbers (the row pointer's ends, the longest row, the stored entries of each order).
+//
+//   1. row_lengths_kernel: the first row whose row pointer decreases, and the longest row.
+//   2. The window sort (sigma > 1): one stable CUB radix sort of the rows by the key
+//      (window, longest row - length): within a window longer rows first, ties in row order,
+//      as build()'s std::stable_sort; the sorted rows are perm.
+//   3. slice_slots_kernel (a warp per slice: its width * C) and a CUB exclusive sum: slice_ptr
+//      of an order. The automatic sigma builds both orders and chooses with build()'s byte model
+//      (detail::sorting_pays).
+//   4. fill_kernel, over tiles of 32 sorted positions x 32 slice columns: a warp reads a row's
+//      stretch (coalesced), the tile turns in shared memory, a warp writes a slice column's 32
+//      consecutive slots. Padding gets the sentinel (the row's last column, 0 for an empty row or
+//      a position past the rows) and the value +0, as in build(). The same pass checks every
+//      column as validate_csr does (in [0, cols), above the previous one of its row).
+// The parameters and the row pointer are checked before the sort and the columns during the fill,
+// so refusals come in build()'s order (sell_build.cpp checks the parameters first too).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <climits>
+#include <cub/block/block_reduce.cuh>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cub/thread/thread_search.cuh>
+#include <cuda/functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/cuda_check.hpp"
+#include "local_kernels/sell/sell.hpp"
+
+namespace distspmv::sell {
+namespace {
+
+constexpr const char* source = "sell::build_cuda";
+
+// Tuning constants. Not measured on the GPU yet (written without GPU access): 256 threads for the
+// per-row and per-slice kernels, as the SpMV kernels; grids capped at 2^16 blocks (about 30 times
+// what an H100 holds at once), the kernels loop beyond.
+constexpr int block = 256;
+constexpr unsigned max_blocks = 1u << 16;
+/// fill_kernel: tiles of tile x tile (positions x slice columns), tile_warps warps per tile. C is
+/// a multiple of 32, so a tile's positions lie in one slice.
+constexpr int tile = 32;
+constexpr int tile_warps = 8;
+
+/// "Nothing found" of the atomicMin reductions.
+constexpr unsigned long long none = ULLONG_MAX;
+/// Lengths are clamped to this in the sort key (a valid row, of distinct int32 columns, is never
+/// longer), so the key needs at most 32 + 26 bits (windows of at least 32 of at most 2^31 rows).
+constexpr unsigned long long longest_key_length = 0xffffffffull;
+
+unsigned grid_for(offset_type threads) {
+  return static_cast<unsigned>(std::min<offset_type>(max_blocks, (threads + block - 1) / block));
+}
+
+int bit_width(unsigned long long x) {
+  int bits = 0;
+  for (; x != 0; x >>= 1) ++bits;
+  return bits;
+}
+
+/// first_decrease: the first row r with row_ptr[r + 1] < row_ptr[r] (atomicMin); longest: the
+/// longest row (atomicMax, one per block).
+__global__ void __launch_bounds__(block)
+    row_lengths_kernel(const offset_type* __restrict__ row_ptr, global_index_type rows,
+                       unsigned long long* first_decrease, unsigned long long* longest) {
+  using block_reduce = cub::BlockReduce<unsigned long long, block>;
+  __shared__ typename block_reduce::TempStorage temp;
+  unsigned long long most = 0;
+  const global_index_type stride = static_cast<global_index_type>(gridDim.x) * block;
+  for (global_index_type r = blockIdx.x * static_cast<global_index_type>(block) + threadIdx.x; r < rows; r += stride) {
+    const offset_type len = row_ptr[r + 1] - row_ptr[r];
+    if (len < 0)
+      atomicMin(first_decrease, static_cast<unsigned long long>(r));
+    else
+      most = max(most, static_cast<unsigned long long>(len));
+  }
+  most = block_reduce(temp).Reduce(most, cuda::maximum<>{});
+  if (threadIdx.x == 0 && most > 0) atomicMax(longest, most);
+}
+
+/// The sort's keys, (r / sigma) << length_bits | (longest - length), and its values, the rows.
+__global__ void __launch_bounds__(block)
+    sort_keys_kernel(const offset_type* __restrict__ row_ptr, global_index_type rows, global_index_type sigma,
+                     int length_bits, unsigned long long longest, unsigned long long* keys, index_type* rows_out) {
+  const global_index_type stride = static_cast<global_index_type>(gridDim.x) * block;
+  for (global_index_type r = blockIdx.x * static_cast<global_index_type>(block) + threadIdx.x; r < rows; r += stride) {
+    const auto len = min(static_cast<unsigned long long>(row_ptr[r + 1] - row_ptr[r]), longest);
+    keys[r] = static_cast<unsigned long long>(r / sigma) << length_bits | (longest - len);
+    rows_out[r] = static_cast<index_type>(r);
+  }
+}
+
+/// moved = 1 where order[i] != i for some i (left alone otherwise).
+__global__ void __launch_bounds__(block)
+    moved_rows_kernel(const index_type* __restrict__ order, global_index_type rows, int* moved) {
+  const global_index_type stride = static_cast<global_index_type>(gridDim.x) * block;
+  for (global_index_type i = blockIdx.x * static_cast<global_index_type>(block) + threadIdx.x; i < rows; i += stride)
+    if (order[i] != i) {
+      *moved = 1;
+      return;
+    }
+}
+
+/// slots[s] = width of slice s * c for the rows taken in `order` (nullptr: row order), one warp
+/// per slice; slots[slices] = 0, so that an exclusive sum over slices + 1 entries is slice_ptr.
+__global__ void __launch_bounds__(block)
+    slice_slots_kernel(const offset_type* __restrict__ row_ptr, const index_type* __restrict__ order,
+                       global_index_type rows, global_index_type c, global_index_type slices, offset_type* slots) {
+  const int lane = threadIdx.x % 32;
+  const global_index_type warps = static_cast<global_index_type>(gridDim.x) * (block / 32);
+  // The warp's s and so its trip counts are uniform: every lane reaches the shuffles.
+  for (global_index_type s = (blockIdx.x * static_cast<global_index_type>(block) + threadIdx.x) / 32; s <= slices;
+       s += warps) {
+    offset_type width = 0;
+    for (global_index_type i = s * c + lane; i < min((s + 1) * c, rows); i += 32) {
+      const global_index_type row = order != nullptr ? order[i] : i;
+      width = max(width, row_ptr[row + 1] - row_ptr[row]);
+    }
+    for (int d = 16; d > 0; d /= 2) width = max(width, __shfl_xor_sync(0xffffffffu, width, d));
+    if (lane == 0) slots[s] = width * c;
+  }
+}
+
+/// tiles[s] = fill_kernel's tiles of slice s: (C / 32) row groups x ceil(width / 32) column
+/// chunks; tiles[slices] = 0 (for the exclusive sum).
+__global__ void __launch_bounds__(block)
+    tile_counts_kernel(const offset_type* __restrict__ slice_ptr, global_index_type c, global_index_type slices,
+                       offset_type* tiles) {
+  const global_index_type stride = static_cast<global_index_type>(gridDim.x) * block;
+  for (global_index_type s = blockIdx.x * static_cast<global_index_type>(block) + threadIdx.x; s <= slices;
+       s += stride) {
+    const offset_type width = s < slices ? (slice_ptr[s + 1] - slice_ptr[s]) / c : 0;
+    tiles[s] = c / tile * ((width + tile - 1) / tile);
+  }
+}
+
+/// The slices, tile by tile (tile_start: exclusive sum of tile_counts_kernel's counts). Records
+/// the first nonzero whose column is outside [0, cols) or not above its predecessor in the row,
+/// and that nonzero's row: rows hold consecutive nonzeros, so the smallest bad nonzero lies in the
+/// smallest row with one, and two atomicMin agree.
+template <typename V>
+__global__ void __launch_bounds__(tile* tile_warps)
+    fill_kernel(const offset_type* __restrict__ row_ptr, const index_type* __restrict__ col_idx,
+                const V* __restrict__ values, global_index_type rows, global_index_type cols, global_index_type c,
+                const index_type* __restrict__ order, const offset_type* __restrict__ slice_ptr,
+                const offset_type* __restrict__ tile_start, global_index_type slices, offset_type tiles,
+                index_type* __restrict__ out_col, V* __restrict__ out_val, unsigned long long* first_bad) {
+  // + 1: reading a column of the tile hits 32 different banks.
+  __shared__ index_type tile_col[tile][tile + 1];
+  __shared__ V tile_val[tile][tile + 1];
+  const int lane = threadIdx.x;
+  for (offset_type t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const global_index_type s = cub::UpperBound(tile_start + 1, slices, t);  // tile_start[s] <= t < tile_start[s + 1]
+    const offset_type begin = slice_ptr[s];
+    const offset_type width = (slice_ptr[s + 1] - begin) / c;
+    const offset_type chunks = (width + tile - 1) / tile;
+    const offset_type local = t - tile_start[s];
+    const global_index_type l0 = local / chunks * tile;  // the tile's first position within the slice
+    const offset_type j0 = local % chunks * tile;          // and its first slice column
+    // Along the rows: position s * c + l0 + q, entry j0 + lane of its row.
+    for (int q = threadIdx.y; q < tile; q += tile_warps) {
+      const global_index_type i = s * c + l0 + q;
+      index_type col = 0;
+      V val = V(0);
+      if (i < rows) {
+        const global_index_type row = order != nullptr ? order[i] : i;
+        const offset_type k0 = row_ptr[row], len = row_ptr[row + 1] - k0;
+        const offset_type j = j0 + lane;
+        if (j < len) {
+          const offset_type k = k0 + j;
+          col = col_idx[k];
+          val = values[k];
+          if (col < 0 || col >= cols || (j > 0 && col <= col_idx[k - 1])) {
+            atomicMin(first_bad, static_cast<unsigned long long>(k));
+            atomicMin(first_bad + 1, static_cast<unsigned long long>(row));
+          }
+        } else if (len > 0) {
+          col = col_idx[k0 + len - 1];  // the sentinel: the row's last column
+        }
+      }
+      tile_col[q][lane] = col;
+      tile_val[q][lane] = val;
+    }
+    __syncthreads();
+    // Along the slice columns: column j0 + q of the tile's 32 positions, consecutive slots.
+    for (int q = threadIdx.y; q < tile && j0 + q < width; q += tile_warps) {
+      const offset_type at = begin + (j0 + q) * c + l0 + lane;
+      out_col[at] = tile_col[lane][q];
+      out_val[at] = tile_val[lane][q];
+    }
+    __syncthreads();
+  }
+}
+
+/// out[0..n) = exclusive sum of in[0..n) (CUB); returns out[n - 1].
+offset_type exclusive_sum(const offset_type* in, offset_type* out, global_index_type n) {
+  device_storage scratch;
+  std::size_t bytes = 0;
+  DSPMV_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n));
+  void* temp = scratch.allocate_bytes(std::max<std::size_t>(bytes, 1));
+  DSPMV_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp, bytes, in, out, n));
+  return download_array(out + n - 1, 1)[0];
+}
+
+/// An order of the rows and its slices, each array in its own storage so that the build keeps
+/// only what it uses.
+struct row_order {
+  device_storage perm_storage;
+  const index_type* perm = nullptr;  ///< position -> row; nullptr: row order
+  device_storage slice_ptr_storage;
+  offset_type* slice_ptr = nullptr;  ///< [slices + 1]
+  offset_type slots = 0;             ///< slice_ptr[slices]
+};
+
+/// build()'s window_order(lengths, sigma) for sigma > 1, into `keep`; nullptr where the key is
+/// empty (one window of empty rows: no row moves).
+const index_type* sorted_rows(const offset_type* row_ptr, global_index_type rows, global_index_type sigma,
+                              unsigned long long longest, device_storage& keep) {
+  longest = std::min(longest, longest_key_length);
+  const int length_bits = bit_width(longest);
+  const int end_bit = length_bits + bit_width(static_cast<unsigned long long>((rows - 1) / sigma));
+  if (end_bit == 0) return nullptr;
+  device_storage scratch;  // keys in and out, rows in, the sort's temporary
+  auto* keys = static_cast<unsigned long long*>(scratch.allocate_bytes(2 * rows * sizeof(unsigned long long)));
+  auto* rows_in = static_cast<index_type*>(scratch.allocate_bytes(rows * sizeof(index_type)));
+  auto* perm = static_cast<index_type*>(keep.allocate_bytes(rows * sizeof(index_type)));
+  sort_keys_kernel<<<grid_for(rows), block, 0, nullptr>>>(row_ptr, rows, sigma, length_bits, longest, keys, rows_in);
+  DSPMV_CUDA_CHECK_LAUNCH(nullptr);
+  // DeviceRadixSort is stable: equal keys (equal lengths in one window) keep the row order.
+  const auto n = static_cast<int>(rows);  // rows <= INT_MAX (detail::check_params)
+  std::size_t bytes = 0;
+  DSPMV_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, keys + rows, rows_in, perm, n, 0, end_bit));
+  void* temp = scratch.allocate_bytes(std::max<std::size_t>(bytes, 1));
+  DSPMV_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, bytes, keys, keys + rows, rows_in, perm, n, 0, end_bit));
+  return perm;
+}
+
+/// The rows in windows of sigma (1: row order) and the slice_ptr of C-row slices over them.
+row_order plan_order(const offset_type* row_ptr, global_index_type rows, global_index_type c, global_index_type sigma,
+                     unsigned long long longest) {
+  row_order o;
+  if (sigma > 1 && rows > 0) o.perm = sorted_rows(row_ptr, rows, sigma, longest, o.perm_storage);
+  const global_index_type slices = (rows + c - 1) / c;
+  o.slice_ptr = static_cast<offset_type*>(o.slice_ptr_storage.allocate_bytes((slices + 1) * sizeof(offset_type)));
+  device_storage scratch;
+  auto* slots = static_cast<offset_type*>(scratch.allocate_bytes((slices + 1) * sizeof(offset_type)));
+  slice_slots_kernel<<<grid_for((slices + 1) * 32), block, 0, nullptr>>>(row_ptr, o.perm, rows, c, slices, slots);
+  DSPMV_CUDA_CHECK_LAUNCH(nullptr);
+  o.slots = exclusive_sum(slots, o.slice_ptr, slices + 1);
+  return o;
+}
+
+/// Drops a permutation that moves no row (build() stores none then).
+void drop_identity(row_order& o, global_index_type rows) {
+  if (o.perm == nullptr) return;
+  device_storage scratch;
+  auto* moved = static_cast<int*>(scratch.allocate_bytes(sizeof(int)));
+  DSPMV_CUDA_CHECK(cudaMemsetAsync(moved, 0, sizeof(int), nullptr));
+  moved_rows_kernel<<<grid_for(rows), block, 0, nullptr>>>(o.perm, rows, moved);
+  DSPMV_CUDA_CHECK_LAUNCH(nullptr);
+  if (download_array(moved, 1)[0] == 0) {
+    o.perm = nullptr;
+    o.perm_storage.clear();
+  }
+}
+
+/// validate_csr's refusals of the row pointer, in its order, from its ends and its first decrease.
+void check_row_pointer(offset_type first, unsigned long long first_decrease, offset_type last, offset_type nnz) {
+  using std::to_string;
+  if (first != 0) DSPMV_BAD_INPUT(source, "indptr", "does not start at 0");
+  if (first_decrease != none) DSPMV_BAD_INPUT(source, "indptr", "decreases at row " + to_string(first_decrease));
+  // download_csr(a) has nnz columns: validate_csr words a wrong end as the columns' count.
+  if (last != nnz)
+    DSPMV_BAD_INPUT(source, "indices", "has " + to_string(nnz) + " entries but indptr ends at " + to_string(last));
+}
+
+}  // namespace
+
+template <typename V>
+device_built<sell_view<V>> build_cuda(device_csr<V>&& a, const sell_params& params) {
+  using std::to_string;
+  const device_csr_view<V> d = a.view();
+  detail::check_params(d.rows, params, source);
+  if (d.rows < 0 || d.cols < 0)
+    DSPMV_BAD_INPUT(source, "shape", "negative dimension " + to_string(d.rows) + " x " + to_string(d.cols));
+  const global_index_type rows = d.rows, c = params.slice_size;
+  const global_index_type slices = (rows + c - 1) / c;
+
+  // 1. The row pointer: its ends, its first decrease, the longest row.
+  unsigned long long first_decrease = none, longest = 0;
+  {
+    device_storage scratch;
+    auto* found = static_cast<unsigned long long*>(scratch.allocate_bytes(2 * sizeof(unsigned long long)));
+    const unsigned long long init[2] = {none, 0};
+    DSPMV_CUDA_CHECK(cudaMemcpy(found, init, sizeof init, cudaMemcpyHostToDevice));
+    if (rows > 0) {
+      row_lengths_kernel<<<grid_for(rows), block, 0, nullptr>>>(d.row_ptr, rows, found, found + 1);
+      DSPMV_CUDA_CHECK_LAUNCH(nullptr);
+    }
+    const auto f = download_array(found, 2);
+    first_decrease = f[0];
+    longest = f[1];
+  }
+  check_row_pointer(download_array(d.row_ptr, 1)[0], first_decrease, download_array(d.row_ptr + rows, 1)[0], d.nnz);
+
+  // 2-3. The order of the rows and its slices; sigma 0 builds both candidates and keeps one.
+  int sigma = params.sigma;
+  std::string why;
+  row_order chosen;
+  if (sigma > 0) {
+    chosen = plan_order(d.row_ptr, rows, c, sigma, longest);
+  } else {
+    const int sorted_sigma = detail::auto_sorted_sigma(params.slice_size);
+    row_order unsorted = plan_order(d.row_ptr, rows, c, 1, longest);
+    row_order sorted = plan_order(d.row_ptr, rows, c, sorted_sigma, longest);
+    const bool sort = detail::sorting_pays(unsorted.slots, sorted.slots, rows, sizeof(V), why);
+    sigma = sort ? sorted_sigma : 1;
+    chosen = std::move(sort ? sorted : unsorted);
+  }
+  drop_identity(chosen, rows);
+
+  device_built<sell_view<V>> built;
+  built.view.rows = rows;
+  built.view.cols = d.cols;
+  built.view.slice_size = params.slice_size;
+  built.view.rows_per_thread = params.rows_per_thread;
+  built.view.slice_ptr = chosen.slice_ptr;
+  built.view.perm = chosen.perm;
+  built.storage.adopt(std::move(chosen.slice_ptr_storage));
+  built.storage.adopt(std::move(chosen.perm_storage));  // empty where perm was dropped
+  auto* out_col = static_cast<index_type*>(built.storage.allocate_bytes(chosen.slots * sizeof(index_type)));
+  auto* out_val = static_cast<V*>(built.storage.allocate_bytes(chosen.slots * sizeof(V)));
+  built.view.col_idx = out_col;
+  built.view.values = out_val;
+
+  // 4. The fill, tile by tile, with the column checks.
+  if (chosen.slots > 0) {
+    device_storage scratch;
+    auto* tile_start = static_cast<offset_type*>(scratch.allocate_bytes((slices + 1) * sizeof(offset_type)));
+    auto* counts = static_cast<offset_type*>(scratch.allocate_bytes((slices + 1) * sizeof(offset_type)));
+    tile_counts_kernel<<<grid_for(slices + 1), block, 0, nullptr>>>(chosen.slice_ptr, c, slices, counts);
+    DSPMV_CUDA_CHECK_LAUNCH(nullptr);
+    const offset_type tiles = exclusive_sum(counts, tile_start, slices + 1);
+    auto* first_bad = static_cast<unsigned long long*>(scratch.allocate_bytes(2 * sizeof(unsigned long long)));
+    DSPMV_CUDA_CHECK(cudaMemsetAsync(first_bad, 0xff, 2 * sizeof(unsigned long long), nullptr));  // none
+    const auto grid = static_cast<unsigned>(std::min<offset_type>(max_blocks, tiles));
+    fill_kernel<V><<<grid, dim3(tile, tile_warps), 0, nullptr>>>(d.row_ptr, d.col_idx, d.values, rows, d.cols, c,
+                                                                  chosen.perm, chosen.slice_ptr, tile_start, slices,
+                                                                  tiles, out_col, out_val, first_bad);
+    DSPMV_CUDA_CHECK_LAUNCH(nullptr);
+    const auto bad = download_array(first_bad, 2);
+    if (bad[0] != none) {
+      const index_type col = download_array(d.col_idx + bad[0], 1)[0];
+      if (col < 0 || col >= d.cols)
+        DSPMV_BAD_INPUT(source, "indices",
+                        "column index " + to_string(col) + " of row " + to_string(bad[1]) + " out of range [0, " +
+                            to_string(d.cols) + ")");
+      DSPMV_BAD_INPUT(source, "indices", "columns of row " + to_string(bad[1]) + " are not sorted and unique");
+    }
+  }
+
+  built.stats =
+      detail::sell_stats(rows, d.nnz, chosen.slots, chosen.perm != nullptr, params, sigma, why, sizeof(V));
+  DSPMV_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+  return built;
+}
+
+template device_built<sell_view<float>> build_cuda(device_csr<float>&&, const sell_params&);
+template device_built<sell_view<double>> build_cuda(device_csr<double>&&, const sell_params&);
+
+}  // namespace distspmv::sell
