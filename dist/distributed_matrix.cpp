@@ -2,10 +2,12 @@
 // → transport) and the overlapped apply of DESIGN.md §1.
 #include "dist/distributed_matrix.hpp"
 
+#include <fmt/format.h>
 #include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <numeric>
 #include <string>
 
@@ -36,6 +38,29 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 template <typename To, typename From>
 std::vector<To> convert_values(const std::vector<From>& v) {
   return std::vector<To>(v.begin(), v.end());
+}
+
+/// MemAvailable of /proc/meminfo (0 where unknown: then no check).
+std::size_t host_available_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  std::size_t kib = 0;
+  while (in >> key >> kib) {
+    if (key == "MemAvailable:") return kib * 1024;
+    in.ignore(256, '\n');
+  }
+  return 0;
+}
+
+std::string gib(double bytes) { return fmt::format("{:.2f} GiB", bytes / (1024.0 * 1024.0 * 1024.0)); }
+
+/// Out of memory is bad input (DESIGN.md §11): one line naming the rank, the bytes needed and
+/// free, and what to do, before the allocation that would fail.
+void require_memory(int rank, const char* where, const std::string& what, double needed, double available,
+                    const std::string& advice) {
+  if (available <= 0 || needed <= available) return;
+  DSPMV_BAD_INPUT("rank " + std::to_string(rank), where,
+                  what + " needs about " + gib(needed) + ", " + gib(available) + " available; " + advice);
 }
 
 std::size_t host_peak_bytes() {
@@ -197,6 +222,22 @@ void distributed_matrix<V>::impl::setup_in_place(const std::vector<global_index_
   split_options so;
   so.keep_for_update = options.keep_for_update;
   so.nnz_hint = expected;
+  collective_try(comm, [&] {
+    const double entry = sizeof(V) + sizeof(index_type), n = static_cast<double>(expected),
+                 r = static_cast<double>(n_owned), chunk = static_cast<double>(chunk_nnz);
+    const std::string advice = "use more ranks (GPUs" + std::string(cuda() ? "" : " or hosts") +
+                               "), or --precision float";
+    // Two chunks of host CSR in flight (16 bytes per entry) and the per-row plans; the host
+    // backend also holds the local block.
+    const double host = 2 * chunk * 16 + r * 48 + (cuda() ? 0 : n * entry * (options.keep_for_update ? 2 : 1));
+    require_memory(rank, "host memory", "setting up " + std::to_string(expected) + " nonzeros", host,
+                   static_cast<double>(host_available_bytes()), advice);
+    if (!cuda()) return;
+    // The local block (CSR), its row arrays, one chunk's scratch, and the update map if kept.
+    const double gpu = n * entry + r * 16 + chunk * (30 + sizeof(V)) + (options.keep_for_update ? n * 5 + r * 8 : 0);
+    require_memory(rank, "GPU memory", "the local block of " + std::to_string(expected) + " nonzeros", gpu,
+                   static_cast<double>(device_memory().free), advice);
+  });
   auto t0 = std::chrono::steady_clock::now();
   if (cuda()) {
     gpu_split<V> s;
@@ -295,10 +336,11 @@ void distributed_matrix<V>::impl::build_local_on_host(csr_matrix<V, index_type>&
 /// format's builder run on the GPU (DESIGN.md §11).
 template <typename V>
 void distributed_matrix<V>::impl::build_local_on_gpu(device_csr<V>&& a) {
+  row_statistics stats;
+  collective_try(comm, [&] { stats = compute_row_statistics(a.view()); });
   std::string format = options.format, reason = "requested";
   if (summary.format.empty() && format == "auto") {
-    format_choice choice;
-    collective_try(comm, [&] { choice = select_format(compute_row_statistics(a.view()), options.where); });
+    const auto choice = select_format(stats, options.where);
     format = choice.format;
     reason = choice.reason;
   } else if (!summary.format.empty()) {
@@ -306,7 +348,12 @@ void distributed_matrix<V>::impl::build_local_on_gpu(device_csr<V>&& a) {
     reason = summary.format_reason;
   }
   local.reset();  // update_values: free the old operator before building the new one
-  collective_try(comm, [&] { local = make_operator<V>(format, std::move(a)); });
+  collective_try(comm, [&] {
+    require_memory(rank, "GPU memory", "building format " + format,
+                   static_cast<double>(estimate_build_bytes(format, stats)), static_cast<double>(device_memory().free),
+                   "use more ranks (GPUs), --precision float, or --format csr-split (keeps the CSR block as it is)");
+    local = make_operator<V>(format, std::move(a));
+  });
   summary.format = format;
   summary.format_reason = reason;
 }

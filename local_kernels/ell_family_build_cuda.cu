@@ -118,9 +118,11 @@ __global__ void group_width_kernel(row_groups g, unsigned long long* widths) {
       const unsigned long long other = __shfl_xor_sync(0xffffffffu, w, o);
       w = other > w ? other : w;
     }
-    const unsigned long long value = w * static_cast<unsigned long long>(g.scale);
-    unsigned long long* const width = widths + i / g.group;
-    if (lane % span == 0 && w > 0 && value > *static_cast<volatile unsigned long long*>(width)) atomicMax(width, value);
+    if (lane % span == 0 && w > 0) {  // w > 0: row i exists
+      const unsigned long long value = w * static_cast<unsigned long long>(g.scale);
+      unsigned long long* const width = widths + i / g.group;
+      if (value > *static_cast<volatile unsigned long long*>(width)) atomicMax(width, value);
+    }
   }
 }
 

@@ -234,6 +234,25 @@ const entry& find_entry(const std::string& name) {
 
 }  // namespace
 
+std::size_t estimate_build_bytes(const std::string& name, const row_statistics& s) {
+  const format_info& f = find_format(name);
+  const double entry = s.value_bytes + sizeof(index_type), nnz = static_cast<double>(s.nnz),
+               rows = static_cast<double>(s.rows);
+  double bytes = nnz * entry;  // a new copy of the entries (host-built formats, IPCSR)
+  if (f.family == "csr" && f.gpu_build)
+    bytes = rows * 2 * sizeof(index_type);  // row blocks or tiles, a few per row at most
+  else if (f.family == "cusparse" && name != "cusparse-sell")
+    bytes = nnz > 2147483647.0 ? nnz * sizeof(offset_type) : rows * sizeof(index_type);  // 64-bit columns or 32-bit offsets
+  else if (f.family == "dia")
+    bytes = std::min<double>(static_cast<double>(s.diagonals), 64) * rows * s.value_bytes;
+  else if (f.family == "ell")  // ELLR cuts its width at 8x padding (the rest goes to its overflow)
+    bytes = std::min(name == "pellr" ? s.sell32_sorted_padding : s.ell_padding, 9.0) * nnz * entry +
+            rows * 2 * sizeof(index_type);
+  else if (f.family == "hll" || f.family == "sell" || name == "cusparse-sell")
+    bytes = (name == "ell-g" ? s.ell_padding : s.sell32_padding) * nnz * entry + rows * 2 * sizeof(index_type);
+  return static_cast<std::size_t>(bytes * 1.05) + (std::size_t{64} << 20);  // 5% and 64 MiB of scratch
+}
+
 const std::vector<format_info>& registered_formats() {
   static const std::vector<format_info> infos = [] {
     std::vector<format_info> v;

@@ -12,6 +12,7 @@
 
 #include "common/csr_matrix.hpp"
 #include "local_kernels/device_csr.hpp"
+#include "local_kernels/format_selector.hpp"
 #include "local_kernels/local_operator.hpp"
 
 namespace distspmv {
@@ -31,6 +32,12 @@ const std::vector<format_info>& registered_formats();
 
 /// Looks a name up; bad_input listing the valid names when unknown.
 const format_info& find_format(const std::string& name);
+
+/// Bytes the build of `name` needs beyond the CSR block it starts from (new arrays and scratch),
+/// estimated from the block's statistics, an upper bound within the estimate's accuracy (the out
+/// of memory check before a build; DESIGN.md §11). The CSR formats built on the GPU take the
+/// block's arrays over and need almost nothing more.
+std::size_t estimate_build_bytes(const std::string& name, const row_statistics& s);
 
 /// Builds `name` from a local CSR block for backend `where` (uploading for CUDA). The input is
 /// never changed. Throws bad_input for an unknown name or a backend the format lacks.

@@ -145,7 +145,7 @@ __global__ void __launch_bounds__(block)
 /// and that nonzero's row: rows hold consecutive nonzeros, so the smallest bad nonzero lies in the
 /// smallest row with one, and two atomicMin agree.
 template <typename V>
-__global__ void __launch_bounds__(tile* tile_warps)
+__global__ void __launch_bounds__(tile * tile_warps)
     fill_kernel(const offset_type* __restrict__ row_ptr, const index_type* __restrict__ col_idx,
                 const V* __restrict__ values, global_index_type rows, global_index_type cols, global_index_type c,
                 const index_type* __restrict__ order, const offset_type* __restrict__ slice_ptr,
