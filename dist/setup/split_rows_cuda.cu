@@ -216,7 +216,7 @@ gpu_split<V> split_rows_on_gpu(row_range owned, const std::vector<row_range>& ch
     index_type* local_col = nullptr;
     V* value_v = nullptr;
     void fit(offset_type n, global_index_type r) {
-      if (n <= capacity && r <= rows_capacity) return;
+      if (row_ptr != nullptr && n <= capacity && r <= rows_capacity) return;  // (also a chunk of 0 rows)
       mem = device_storage();
       capacity = std::max(n, capacity);
       rows_capacity = std::max(r, rows_capacity);
