@@ -192,7 +192,9 @@ gpu_split<V> split_rows_on_gpu(row_range owned, const std::vector<row_range>& ch
   device_storage row_mem;
   auto* row_ptr = static_cast<offset_type*>(row_mem.allocate_bytes((static_cast<std::size_t>(rows) + 1) * sizeof(offset_type)));
   DSPMV_CUDA_CHECK(cudaMemset(row_ptr, 0, sizeof(offset_type)));
-  auto* halo_len = static_cast<offset_type*>(row_mem.allocate_bytes(std::max<std::size_t>(1, rows) * sizeof(offset_type)));
+  device_storage halo_len_mem;  // freed at the end, unlike the row pointer
+  auto* halo_len =
+      static_cast<offset_type*>(halo_len_mem.allocate_bytes(std::max<std::size_t>(1, rows) * sizeof(offset_type)));
   growable<index_type> local_col;
   growable<V> local_val;
   growable<global_index_type> halo_col;
@@ -346,7 +348,7 @@ gpu_split<V> split_rows_on_gpu(row_range owned, const std::vector<row_range>& ch
   halo_col = {};
   halo_val = {};
 
-  a.storage.adopt(std::move(row_mem));  // row_ptr (and halo_len, freed with the block)
+  a.storage.adopt(std::move(row_mem));
   a.storage.adopt(std::move(local_col.mem));
   a.storage.adopt(std::move(local_val.mem));
   if (options.keep_for_update) {
