@@ -208,6 +208,9 @@ int run_typed(const run_options& o) {
                "(slowest rank), {:.1f} M nonzeros/s\n",
                st.on_gpu ? " (streamed to the GPU, split and built there)" : "", st.read, st.partition,
                st.redistribute, st.build, setup_s.max, nnz / std::max(1e-9, setup_s.max) / 1e6);
+    if (st.read_wait + st.upload + st.split > 0)
+      fmt::print("  read = waiting for the reader {:.3f} s + copying to the GPU {:.3f} s + splitting {:.3f} s (rank 0)\n",
+                 st.read_wait, st.upload, st.split);
     fmt::print("memory: host peak RSS {:.2f} GiB ({:.1f} B per nonzero of the rank; min/median/max over ranks {:.2f} / "
                "{:.2f} / {:.2f} GiB)\n",
                host_peak.max, host_peak.max * gib / std::max(1.0, nnz / ranks), host_peak.min, host_peak.median,
@@ -339,7 +342,8 @@ int run_typed(const run_options& o) {
     j["copy_gbps"] = copy_gbps;
     if (copy_gbps > 0) j["copy_fraction"] = gbps_per_gpu / copy_gbps;
     j["setup_seconds"] = {{"read", st.read}, {"partition", st.partition}, {"redistribute", st.redistribute},
-                          {"build", st.build}, {"total_max_over_ranks", setup_s.max}};
+                          {"build", st.build}, {"total_max_over_ranks", setup_s.max},
+                          {"read_wait", st.read_wait}, {"upload", st.upload}, {"split", st.split}};
     j["setup_on_gpu"] = st.on_gpu;
     j["setup_nnz_per_second"] = static_cast<double>(m.global_nnz()) / std::max(1e-9, setup_s.max);
     auto over = [](const spread& s) { return nlohmann::json{{"min", s.min}, {"median", s.median}, {"max", s.max}}; };

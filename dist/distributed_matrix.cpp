@@ -270,6 +270,9 @@ void distributed_matrix<V>::impl::setup_in_place(const std::vector<global_index_
 /// The halo part of a split: the plan's halo block, boundary rows, ghosts and the exchange.
 template <typename V>
 void distributed_matrix<V>::impl::take_halo(halo_split&& h) {
+  times.read_wait = h.read_wait_s;
+  times.upload = h.upload_s;
+  times.split = h.split_s;
   caller_nnz = owned_nnz = h.nnz;
   exscan_sum(caller_nnz, comm, &global_nnz);
   map.identity = true;

@@ -98,6 +98,9 @@ struct setup_times {
   /// build: halo plan, local operators, transport.
   double read = 0, partition = 0, redistribute = 0, build = 0;
   bool on_gpu = false;                ///< the GPU setup path (rows streamed to the GPU and split there)
+  /// Rows split where they are read (split_rows.hpp): within `read`, the seconds spent waiting
+  /// for the reader, copying chunks to the GPU and splitting.
+  double read_wait = 0, upload = 0, split = 0;
   std::size_t host_peak_bytes = 0;    ///< peak resident set of the process at the end of setup
   std::size_t gpu_peak_bytes = 0;     ///< peak of distspmv's GPU allocations during setup
   std::size_t gpu_held_bytes = 0;     ///< distspmv's GPU allocations after setup (the matrix and buffers)

@@ -12,6 +12,7 @@
 // path builds it in its final 32-bit form. The host version is the GPU version's oracle.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <future>
@@ -32,16 +33,21 @@ struct split_options {
 };
 
 /// Calls `split(chunk, k)` on each chunk of rows in order; chunk k + 1 is read on a host thread
-/// while chunk k is split. Exceptions of the reader reach the caller.
+/// while chunk k is split. Exceptions of the reader reach the caller. Returns the seconds spent
+/// waiting for the reader (the rest of the time went to splitting).
 template <typename Split>
-void for_each_chunk(const std::vector<row_range>& chunks, const row_reader& read, Split&& split) {
+double for_each_chunk(const std::vector<row_range>& chunks, const row_reader& read, Split&& split) {
+  double waited = 0;
   std::future<csr_matrix<double>> next;
   if (!chunks.empty()) next = std::async(std::launch::async, read, chunks[0]);
   for (std::size_t k = 0; k < chunks.size(); ++k) {
+    const auto t0 = std::chrono::steady_clock::now();
     csr_matrix<double> chunk = next.get();
+    waited += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (k + 1 < chunks.size()) next = std::async(std::launch::async, read, chunks[k + 1]);
     split(std::move(chunk), k);
   }
+  return waited;
 }
 
 /// The halo part of a split, on the host in both versions.
@@ -50,6 +56,8 @@ struct halo_split {
   std::vector<index_type> halo_rows;         ///< owned row of each a_halo row
   std::vector<global_index_type> ghost_ids;  ///< global id of each ghost column, sorted
   offset_type nnz = 0;                       ///< entries read (A_local + A_halo)
+  /// Where the time went: waiting for the reader, copying chunks to the GPU, the rest (splitting).
+  double read_wait_s = 0, upload_s = 0, split_s = 0;
 };
 
 /// The host split (the host backend's setup, and the GPU split's oracle).

@@ -20,7 +20,8 @@ host_split<V> split_rows_on_host(row_range owned, const std::vector<row_range>& 
   }
   std::vector<global_index_type> halo_cols;  // global ids until the ghosts are known
   auto& h = out.a_halo;
-  for_each_chunk(chunks, read, [&](csr_matrix<double> chunk, std::size_t k) {
+  const auto t0 = std::chrono::steady_clock::now();
+  out.read_wait_s = for_each_chunk(chunks, read, [&](csr_matrix<double> chunk, std::size_t k) {
     const global_index_type r0 = chunks[k].begin - owned.begin;
     for (global_index_type i = 0; i < chunk.rows; ++i) {
       const std::size_t halo_before = halo_cols.size();
@@ -44,6 +45,7 @@ host_split<V> split_rows_on_host(row_range owned, const std::vector<row_range>& 
     }
     out.nnz += chunk.nnz();
   });
+  out.split_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - out.read_wait_s;
 
   out.ghost_ids = halo_cols;
   std::sort(out.ghost_ids.begin(), out.ghost_ids.end());
