@@ -64,6 +64,8 @@ constexpr std::size_t max_piece_bytes = std::size_t{1} << 30;
 /// Entries converted per step when widening int32 -> int64 or float32 -> double ourselves: keeps
 /// the scratch buffer at 64 MiB while each read stays large enough to run at disk speed.
 constexpr std::size_t widen_piece_entries = std::size_t{16} << 20;
+/// Passes over fewer entries stay on one thread (OpenMP's start-up would cost more).
+constexpr std::size_t parallel_entries = std::size_t{1} << 18;
 
 // ---- buffers ---------------------------------------------------------------------------------
 
@@ -417,7 +419,12 @@ void read_widened(const std::string& path, const dataset_1d& d, hsize_t offset, 
   for (hsize_t done = 0; done < count;) {
     const hsize_t n = std::min<hsize_t>(scratch.size(), count - done);
     read_direct(path, d, offset + done, n, scratch.data());
-    std::copy(scratch.begin(), scratch.begin() + n, out + done);
+    // Parallel: the reader of the GPU setup is bound by this pass and the check below, not by
+    // HDF5's copy out of the page cache (jobs/results/2026-11-23_h100_setup).
+    const auto* in = scratch.data();
+    Wide* to = out + done;
+#pragma omp parallel for schedule(static) if (n >= parallel_entries)
+    for (hsize_t k = 0; k < n; ++k) to[k] = static_cast<Wide>(in[k]);
     done += n;
   }
 }
@@ -687,9 +694,10 @@ void sort_and_sum_rows(csr_matrix<double>& a) {
 /// over a large matrix's indices and values costs as much as reading them from the page cache.
 bool check_csr_entries(const matrix_location& m, const csr_matrix<double>& a, global_index_type first_row,
                        const h5_read_options& options) {
-  bool canonical = true;
   const bool check_finite = !options.allow_nonfinite;
-  for (global_index_type r = 0; r < a.rows; ++r) {
+  // One row: throws on the first bad entry, returns whether its columns ascend.
+  auto check_row = [&](global_index_type r) {
+    bool canonical = true;
     global_index_type previous = -1;
     for (offset_type k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
       const global_index_type c = a.col_idx[k];
@@ -702,7 +710,24 @@ bool check_csr_entries(const matrix_location& m, const csr_matrix<double>& a, gl
       canonical &= c > previous;
       previous = c;
     }
+    return canonical;
+  };
+  // In parallel, without throwing (an exception must not leave an OpenMP region): the first bad
+  // row, if any, is checked again on its own to raise the sequential version's error.
+  bool canonical = true;
+  global_index_type first_bad = a.rows;
+  const auto nnz = static_cast<std::size_t>(a.nnz());
+#pragma omp parallel for schedule(static) reduction(&& : canonical) reduction(min : first_bad) if (nnz >= parallel_entries)
+  for (global_index_type r = 0; r < a.rows; ++r) {
+    global_index_type previous = -1;
+    for (offset_type k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
+      const global_index_type c = a.col_idx[k];
+      if (c < 0 || c >= a.cols || (check_finite && !std::isfinite(a.values[k]))) first_bad = std::min(first_bad, r);
+      canonical = canonical && c > previous;
+      previous = c;
+    }
   }
+  if (first_bad < a.rows) check_row(first_bad);  // throws
   return canonical;
 }
 
