@@ -13,7 +13,7 @@ struct run_options {
   std::string format = "auto";
   std::string backend = "auto";  ///< auto: cuda when a GPU is present, else host
   std::string precision = "double";
-  std::string partition = "metis";
+  std::string partition = "auto";
   std::string transport = "auto";
   int iters = 0;   ///< 0: 100 on CUDA, 10 on the host
   int warmup = -1; ///< -1: 10 on CUDA, 2 on the host

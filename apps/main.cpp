@@ -80,9 +80,10 @@ int main_body(int argc, char** argv, int rank, int ranks) {
       ->check(CLI::IsMember({"auto", "cuda", "host"}))
       ->capture_default_str();
   cli.add_option("--partition", run.partition,
-                 "row partitioner over the ranks: metis (k-way on the symmetrised graph) or block (contiguous, "
-                 "nnz-balanced)")
-      ->check(CLI::IsMember({"metis", "block"}))
+                 "row partitioner over the ranks: auto (block where its halo is small next to the local product, "
+                 "else metis; says why), metis (k-way on the symmetrised graph) or block (the read ranges, "
+                 "contiguous)")
+      ->check(CLI::IsMember({"auto", "metis", "block"}))
       ->capture_default_str();
   cli.add_option("--transport", run.transport,
                  "halo exchange: auto (one GPU per rank: cuda-ipc on one host, nccl across hosts; else MPI), nccl, "

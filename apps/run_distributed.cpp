@@ -220,6 +220,7 @@ int run_typed(const run_options& o) {
                  "(max over ranks; min/median {:.2f} / {:.2f} GiB held)\n",
                  gpu_peak.max, gpu_held.max, 100.0 * gpu_held.max / std::max(1e-9, gpu_total), gpu_total, gpu_held.min,
                  gpu_held.median);
+    fmt::print("partition {} ({})\n", q.method, q.reason);
     fmt::print("partition {}: edge cut {}, halo {} entries ({:.1f} KiB) in total, at most {} on a rank, nnz imbalance "
                "{:.3f}\n",
                q.method, q.edge_cut, q.halo_entries_total, q.halo_entries_total * sizeof(V) / 1024.0,
@@ -321,6 +322,8 @@ int run_typed(const run_options& o) {
     j["transport"] = ranks == 1 ? "none" : to_string(m.transport());
     j["transport_reason"] = m.transport_reason();
     j["partition"] = q.method;
+    j["partition_reason"] = q.reason;
+    j["block_halo_ratio"] = q.block_halo_ratio;
     j["format_per_rank"] = formats;
     j["edge_cut"] = q.edge_cut;
     j["halo_entries_total"] = q.halo_entries_total;

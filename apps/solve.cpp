@@ -270,7 +270,7 @@ void print_report(const matrix& A, const solve_options& o, const solvers::solve_
   fmt::print("matrix {}: {} rows, {} nonzeros; {} ranks, backend {}, transport {} ({}), partition {}, format {} "
              "(rank 0); setup {:.3f} s\n",
              o.source, A.global_rows(), A.global_nnz(), A.ranks(), to_string(A.where()), to_string(A.transport()),
-             A.transport_reason(), o.partition, A.summary().format, f.setup_seconds);
+             A.transport_reason(), A.partition_quality().method, A.summary().format, f.setup_seconds);
   fmt::print("method {}, rtol {:.1e}, at most {} iterations; b = {}\n", method_label(o), o.rtol, o.max_iters,
              o.rhs.empty() ? "A * 1" : o.rhs);
   const auto& h = r.residual_history;
@@ -301,7 +301,8 @@ nlohmann::json json_report(const matrix& A, const solve_options& o, const solver
   if (A.where() == backend::cuda) j["gpu"] = device_name();
   j["transport"] = to_string(A.transport());
   j["transport_reason"] = A.transport_reason();
-  j["partition"] = o.partition;
+  j["partition"] = A.partition_quality().method;
+  j["partition_reason"] = A.partition_quality().reason;
   j["format"] = A.summary().format;  // rank 0's
   j["method"] = o.method;
   if (o.method == "gmres") j["restart"] = o.restart;
@@ -365,7 +366,7 @@ CLI::App* add_solve_command(CLI::App& cli, solve_options& o) {
   s->add_option("--format,-f", o.format, "storage format of the local blocks (see distspmv --help)")
       ->capture_default_str();
   s->add_option("--partition", o.partition, "row partitioner")
-      ->check(CLI::IsMember({"metis", "block"}))
+      ->check(CLI::IsMember({"auto", "metis", "block"}))
       ->capture_default_str();
   s->add_option("--backend", o.backend, "where the solve runs: auto (cuda when every rank has a GPU), cuda, host")
       ->check(CLI::IsMember({"auto", "cuda", "host"}))

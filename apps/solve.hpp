@@ -28,7 +28,7 @@ struct solve_options {
   std::string rhs;                   ///< optional: .h5/.hdf5 (dataset b) or .mtx (dense array)
   std::string output;                ///< optional: .h5/.hdf5, dataset x
   std::string format = "auto";       ///< local storage format
-  std::string partition = "metis";   ///< metis | block
+  std::string partition = "auto";    ///< auto | metis | block
   std::string backend = "auto";      ///< auto (cuda when every rank sees a GPU) | cuda | host
   std::string transport = "auto";    ///< auto | nccl | mpi-cuda | mpi-staged | mpi-host
   std::string json;                  ///< optional JSON report

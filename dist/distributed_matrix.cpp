@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <functional>
+#include <memory>
 #include <numeric>
 #include <string>
 
@@ -131,7 +133,14 @@ struct distributed_matrix<V>::impl {
   bool cuda() const { return options.where == backend::cuda; }
   /// No row changes rank: the rows are split where they are read (split_rows.hpp), on the GPU
   /// for the CUDA backend.
-  bool rows_stay() const { return ranks == 1 || options.partition == partitioner::block; }
+  bool rows_stay() const { return ranks == 1 || options.partition != partitioner::metis; }
+  bool auto_keeps_block();
+  /// The end of an in-place setup: the matrix, or under `--partition auto` where METIS pays, the
+  /// matrix set up again by `again` with METIS (the block setup's memory is freed first).
+  static distributed_matrix keep_or_repartition(std::unique_ptr<impl> p,
+                                                const std::function<distributed_matrix(const matrix_options&)>& again);
+  /// The in-place setup from rows already in host memory (Matrix Market, device arrays of from_csr).
+  void setup_in_place_from(caller_slice&& slice);
   bool exchanges() const { return plan.pattern.send_total() > 0 || plan.pattern.recv_total() > 0; }
 
   void setup(const caller_slice& slice);
@@ -282,6 +291,76 @@ void distributed_matrix<V>::impl::take_halo(halo_split&& h) {
   plan.halo_rows = std::move(h.halo_rows);
   plan.ghost_ids = std::move(h.ghost_ids);
   plan_exchange(comm, row_offsets, plan);
+}
+
+/// `--partition auto`, after the in-place setup with the block partition of the read ranges: the
+/// halo of x that block sends per apply, against the bytes of the local product it overlaps.
+/// Where it is small, METIS could only shrink a cost the overlap already hides, at the price of
+/// a gather on rank 0, its own run time, and the caller's order (HDIA and banded structure);
+/// where it is large, METIS may pay. The figures go into partition_quality().reason.
+template <typename V>
+bool distributed_matrix<V>::impl::auto_keeps_block() {
+  // Thresholds: the halo moves at about a tenth of the local product's memory bandwidth (NCCL
+  // 255 GB/s against 3-4 TB/s of HBM, DESIGN.md §5; staged MPI 3 GB/s against ~50 GB/s of host
+  // memory), so 5% of the bytes takes about half the local product's time, which the overlap
+  // (efficiency 0.9-0.96 measured) hides. Block's row ranges are balanced by nonzeros for files
+  // and by rows for generators; an imbalance beyond 1.2 is worth a partitioner too. METIS runs on
+  // rank 0 with 32-bit ids (Debian's idx_t): the symmetrised graph must stay below 2^31 arcs.
+  constexpr double max_halo_ratio = 0.05, max_imbalance = 1.2;
+  constexpr offset_type metis_max_nnz = offset_type{1} << 30;
+  const double halo = static_cast<double>(summary.ghosts) * sizeof(V);
+  const double local = static_cast<double>(summary.nnz) * (sizeof(V) + sizeof(index_type)) +
+                       static_cast<double>(summary.rows) * 2 * sizeof(V);
+  const double ratio = local > 0 ? halo / local : (halo > 0 ? 1.0 : 0.0);
+  quality.block_halo_ratio = allreduce_max(ratio, comm);
+  const std::string figures = fmt::format(
+      "block partition: halo of x at most {:.2f}% of a rank's local SpMV bytes (limit {:.0f}%), nnz imbalance {:.3f} "
+      "(limit {:.1f})",
+      100 * quality.block_halo_ratio, 100 * max_halo_ratio, quality.nnz_imbalance, max_imbalance);
+  quality.method = "block";
+  if (quality.block_halo_ratio <= max_halo_ratio && quality.nnz_imbalance <= max_imbalance) {
+    quality.reason = "auto: " + figures + ": the overlap hides the halo, block keeps the caller's order";
+    return true;
+  }
+  if (!DISTSPMV_HAVE_METIS) {
+    quality.reason = "auto: " + figures + "; METIS is not in this build, so block stays";
+    return true;
+  }
+  if (global_nnz > metis_max_nnz) {
+    quality.reason = "auto: " + figures + "; the graph (" + std::to_string(global_nnz) +
+                     " nonzeros) is too large for METIS on one rank, so block stays";
+    return true;
+  }
+  quality.method = "metis";
+  quality.reason = "auto: " + figures + ": METIS may cut the halo";
+  return false;
+}
+
+template <typename V>
+distributed_matrix<V> distributed_matrix<V>::impl::keep_or_repartition(
+    std::unique_ptr<impl> p, const std::function<distributed_matrix(const matrix_options&)>& again) {
+  if (p->options.partition != partitioner::automatic || p->ranks == 1 || p->auto_keeps_block())
+    return distributed_matrix(std::move(p));
+  const partition_summary why = p->quality;
+  matrix_options metis = p->options;
+  metis.partition = partitioner::metis;
+  p.reset();
+  auto m = again(metis);
+  m.impl_->quality.reason = why.reason;
+  m.impl_->quality.block_halo_ratio = why.block_halo_ratio;
+  return m;
+}
+
+template <typename V>
+void distributed_matrix<V>::impl::setup_in_place_from(caller_slice&& slice) {
+  const auto firsts = allgather(slice.first_row, comm);
+  std::vector<global_index_type> ranges(firsts.begin(), firsts.end());
+  ranges.push_back(slice.global_rows);
+  const auto rows = std::make_shared<csr_matrix<double>>(std::move(slice.rows));
+  const double per_row = rows->rows > 0 ? static_cast<double>(rows->nnz()) / static_cast<double>(rows->rows) : 1.0;
+  const global_index_type first = slice.first_row;
+  setup_in_place(ranges, slice.global_cols, per_row,
+                 [rows, first](row_range r) { return slice_rows(*rows, {r.begin - first, r.end - first}); });
 }
 
 template <typename V>
@@ -469,7 +548,8 @@ void distributed_matrix<V>::impl::fill_summaries() {
     summary.neighbours = static_cast<int>(std::unique(peers.begin(), peers.end()) - peers.begin());
   }
   const auto sums = allreduce_sum({summary.halo_nnz, summary.ghosts}, comm);
-  quality.method = to_string(options.partition);
+  quality.method = options.partition == partitioner::automatic ? "block" : to_string(options.partition);
+  quality.reason = options.partition != partitioner::automatic ? "requested" : ranks == 1 ? "one rank" : "";
   quality.edge_cut = sums[0];
   quality.halo_entries_total = sums[1];
   quality.halo_entries_max = allreduce_max(static_cast<std::int64_t>(summary.ghosts), comm);
@@ -577,16 +657,25 @@ distributed_matrix<V> distributed_matrix<V>::from_source(MPI_Comm comm, const st
   io_options.seed = options.generator_seed;
   io::source_format format{};
   collective_try(p->comm, [&] { format = io::detect_format(source); });
-  // Files with a row index and generators stream to the GPU where no row changes rank; Matrix
-  // Market files (no row index: every rank parses the whole file) take the host path.
-  if (p->rows_stay() && format != io::source_format::matrix_market) {
-    const auto ranges = source_row_ranges(p->comm, source, io_options);
-    io::source_info info;
-    collective_try(p->comm, [&] { info = io::describe_source(source, io_options); });
-    const double per_row = info.rows > 0 ? static_cast<double>(info.nnz) / static_cast<double>(info.rows) : 1.0;
-    p->setup_in_place(ranges, info.cols, per_row,
-                    [&](row_range r) { return io::read_matrix_rows(source, r, io_options); });
-    return distributed_matrix(std::move(p));
+  // Where no row changes rank, files with a row index and generators are read in chunks and
+  // split in place; Matrix Market files (no row index: every rank parses the whole file) are
+  // split from the rank's slice.
+  if (p->rows_stay()) {
+    if (format != io::source_format::matrix_market) {
+      const auto ranges = source_row_ranges(p->comm, source, io_options);
+      io::source_info info;
+      collective_try(p->comm, [&] { info = io::describe_source(source, io_options); });
+      const double per_row = info.rows > 0 ? static_cast<double>(info.nnz) / static_cast<double>(info.rows) : 1.0;
+      p->setup_in_place(ranges, info.cols, per_row,
+                        [&](row_range r) { return io::read_matrix_rows(source, r, io_options); });
+    } else {
+      const auto t0 = std::chrono::steady_clock::now();
+      caller_slice slice = load_slice(p->comm, source, io_options);
+      const double load = seconds_since(t0);
+      p->setup_in_place_from(std::move(slice));
+      p->times.read += load;
+    }
+    return impl::keep_or_repartition(std::move(p), [&](const matrix_options& o) { return from_source(comm, source, o); });
   }
   const auto t0 = std::chrono::steady_clock::now();
   const caller_slice slice = load_slice(p->comm, source, io_options);
@@ -603,6 +692,9 @@ distributed_matrix<V> distributed_matrix<V>::from_csr(MPI_Comm comm, global_inde
                                                       const matrix_options& options) {
   auto p = new_impl<impl>(comm, options);
   const std::string who = "distributed_matrix::from_csr (rank " + std::to_string(p->rank) + ")";
+  const auto again = [&](const matrix_options& o) {
+    return from_csr(comm, global_rows, first_row, rows, row_ptr, col_ids, values, space, o);
+  };
   caller_slice slice;
   slice.global_rows = slice.global_cols = global_rows;
   slice.first_row = first_row;
@@ -655,7 +747,7 @@ distributed_matrix<V> distributed_matrix<V>::from_csr(MPI_Comm comm, global_inde
                    nonfinite);
       return c;
     });
-    return distributed_matrix(std::move(p));
+    return impl::keep_or_repartition(std::move(p), again);
   }
   // Copy the caller's arrays to host memory (device arrays are downloaded).
   auto fetch = [&](auto* dst, const auto* src, std::size_t n) {
@@ -684,6 +776,10 @@ distributed_matrix<V> distributed_matrix<V>::from_csr(MPI_Comm comm, global_inde
     a.values = convert_values<double>(v);
     validate_csr(a, who, options.allow_nonfinite);
   });
+  if (p->rows_stay()) {  // device arrays (or a copy made anyway): split in place from the copy
+    p->setup_in_place_from(std::move(slice));
+    return impl::keep_or_repartition(std::move(p), again);
+  }
   p->setup(slice);
   return distributed_matrix(std::move(p));
 }

@@ -29,7 +29,11 @@
 
 namespace distspmv {
 
-enum class partitioner { metis, block };
+/// How rows are assigned to ranks. `automatic` sets up with the block partition of the read ranges
+/// and keeps it when its halo is small next to the local product (then METIS could not buy
+/// more, and the caller's order survives: HDIA and banded formats still apply); otherwise it
+/// partitions with METIS. partition_quality().reason says why, with the figures.
+enum class partitioner { metis, block, automatic };
 
 /// How the halo of x travels between ranks (DESIGN.md §5).
 enum class transport_kind {
@@ -43,13 +47,13 @@ enum class transport_kind {
 
 const char* to_string(partitioner p);
 const char* to_string(transport_kind t);
-/// Parses the command-line names: metis|block and auto|nccl|cuda-ipc|mpi-cuda|mpi-staged|mpi-host.
+/// Parses the command-line names: auto|metis|block and auto|nccl|cuda-ipc|mpi-cuda|mpi-staged|mpi-host.
 partitioner parse_partitioner(const std::string& name);
 transport_kind parse_transport(const std::string& name);
 
 struct matrix_options {
   std::string format = "auto";      ///< local storage format (format_registry.hpp) or "auto"
-  partitioner partition = partitioner::metis;
+  partitioner partition = partitioner::automatic;
   backend where = backend::cuda;
   transport_kind transport = transport_kind::automatic;
   int metis_seed = 1;
@@ -85,7 +89,9 @@ struct rank_summary {
 
 /// Partition quality (collective figures, equal on every rank).
 struct partition_summary {
-  std::string method;                  ///< "metis" or "block"
+  std::string method;                  ///< "metis" or "block" (what auto chose)
+  std::string reason;                  ///< why: "requested", or auto's rule with its figures
+  double block_halo_ratio = 0;         ///< auto: max over ranks of halo bytes / local SpMV bytes, block partition
   offset_type edge_cut = 0;            ///< nonzeros a(i, j) with i, j on different ranks
   offset_type halo_entries_total = 0;  ///< sum over ranks of ghost columns
   offset_type halo_entries_max = 0;

@@ -5,7 +5,9 @@
 
 namespace distspmv {
 
-const char* to_string(partitioner p) { return p == partitioner::metis ? "metis" : "block"; }
+const char* to_string(partitioner p) {
+  return p == partitioner::metis ? "metis" : p == partitioner::block ? "block" : "auto";
+}
 
 const char* to_string(transport_kind t) {
   switch (t) {
@@ -22,7 +24,8 @@ const char* to_string(transport_kind t) {
 partitioner parse_partitioner(const std::string& name) {
   if (name == "metis") return partitioner::metis;
   if (name == "block") return partitioner::block;
-  DSPMV_BAD_INPUT("--partition", name, "unknown partitioner, expected metis or block");
+  if (name == "auto") return partitioner::automatic;
+  DSPMV_BAD_INPUT("--partition", name, "unknown partitioner, expected auto, metis or block");
 }
 
 transport_kind parse_transport(const std::string& name) {

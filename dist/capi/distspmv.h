@@ -65,7 +65,9 @@ typedef enum distspmv_memory_space {
 
 typedef enum distspmv_partitioner {
   DISTSPMV_PARTITION_METIS = 0, /* METIS k-way on the symmetrised pattern: rows are renumbered */
-  DISTSPMV_PARTITION_BLOCK = 1  /* contiguous nnz-balanced blocks                              */
+  DISTSPMV_PARTITION_BLOCK = 1, /* contiguous blocks: the rows each rank passed stay there        */
+  DISTSPMV_PARTITION_AUTO = 2   /* block where its halo is small next to the local product, else METIS
+                                   (the default) */
 } distspmv_partitioner;
 
 typedef enum distspmv_backend {

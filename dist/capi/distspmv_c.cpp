@@ -173,6 +173,7 @@ local_problem convert_options(const distspmv_options* in, distspmv::matrix_optio
   switch (o.partitioner) {
     case DISTSPMV_PARTITION_METIS: out.partition = distspmv::partitioner::metis; break;
     case DISTSPMV_PARTITION_BLOCK: out.partition = distspmv::partitioner::block; break;
+    case DISTSPMV_PARTITION_AUTO: out.partition = distspmv::partitioner::automatic; break;
     default: return invalid("opts->partitioner = " + std::to_string(static_cast<int>(o.partitioner)) + " is not a distspmv_partitioner");
   }
   switch (o.backend) {
@@ -238,7 +239,9 @@ void distspmv_options_default(distspmv_options* opts) {
   if (!opts) return;
   const distspmv::matrix_options d{};
   opts->format = "auto";
-  opts->partitioner = d.partition == distspmv::partitioner::block ? DISTSPMV_PARTITION_BLOCK : DISTSPMV_PARTITION_METIS;
+  opts->partitioner = d.partition == distspmv::partitioner::block    ? DISTSPMV_PARTITION_BLOCK
+                      : d.partition == distspmv::partitioner::metis ? DISTSPMV_PARTITION_METIS
+                                                                    : DISTSPMV_PARTITION_AUTO;
   opts->backend = d.where == distspmv::backend::host ? DISTSPMV_BACKEND_HOST : DISTSPMV_BACKEND_CUDA;
   opts->transport = DISTSPMV_TRANSPORT_AUTO;
   opts->metis_seed = d.metis_seed;
