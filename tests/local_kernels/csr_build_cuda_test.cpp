@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <string>
 #include <utility>
@@ -16,43 +15,15 @@
 #include "local_kernels/cusparse/cusparse.hpp"
 #include "local_kernels/device_csr.hpp"
 #include "local_kernels/device_storage.hpp"
+#include "tests/support/gpu_test.hpp"
 #include "tests/support/test_matrices.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace distspmv {
 namespace {
 
-class CsrBuildCuda : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device (or built without CUDA)";
-  }
-};
+using CsrBuildCuda = test::cuda_test;
 using CusparseFromDevice = CsrBuildCuda;
-
-/// The edge cases and random matrices of odd sizes: rows shorter and longer than the adaptive
-/// stage (2048 nonzeros), row counts around the warp, the 512-row block cap and the tiles.
-std::vector<test::named_matrix> matrices() {
-  std::vector<test::named_matrix> all = test::edge_case_matrices();
-  all.push_back({"random_1x1", test::random_csr(1, 1, 0, 1, 11)});
-  all.push_back({"random_33x17", test::random_csr(33, 17, 0, 17, 12)});
-  all.push_back({"random_4097x3001", test::random_csr(4097, 3001, 0, 40, 13)});
-  all.push_back({"random_513x5003_long_rows", test::random_csr(513, 5003, 1500, 4000, 14)});
-  all.push_back({"random_2049x100003", test::random_csr(2049, 100003, 0, 700, 15)});
-  return all;
-}
-
-/// Equal bit patterns (values too: -0.0 and NaN payloads count), naming the first difference.
-template <typename T>
-void expect_bitwise(const std::vector<T>& host, const T* device, const std::string& what) {
-  const std::vector<T> got = download_array(device, host.size());
-  for (std::size_t i = 0; i < host.size(); ++i) {
-    if (std::memcmp(&got[i], &host[i], sizeof(T)) != 0) {
-      ADD_FAILURE() << what << "[" << i << "]: GPU " << got[i] << ", host " << host[i];
-      return;
-    }
-  }
-}
 
 template <typename V>
 void check_build(const test::named_matrix& nm, csr::kernel k) {
@@ -72,13 +43,13 @@ void check_build(const test::named_matrix& nm, csr::kernel k) {
   EXPECT_EQ(d.n_tiles, h.n_tiles);
   EXPECT_EQ(d.algorithm, h.algorithm);
   EXPECT_EQ(d.threads_per_row, h.threads_per_row);
-  expect_bitwise(host.row_ptr, d.row_ptr, "row_ptr");
-  expect_bitwise(host.col_idx, d.col_idx, "col_idx");
-  expect_bitwise(host.values, d.values, "values");
-  expect_bitwise(host.row_blocks, d.row_blocks, "row_blocks");
-  expect_bitwise(host.tile_rows, d.tile_rows, "tile_rows");
-  expect_bitwise(host.tile_nnz, d.tile_nnz, "tile_nnz");
-  expect_bitwise(host.tile_carry, static_cast<const V*>(d.tile_carry), "tile_carry");
+  test::expect_bitwise(host.row_ptr, d.row_ptr, "row_ptr");
+  test::expect_bitwise(host.col_idx, d.col_idx, "col_idx");
+  test::expect_bitwise(host.values, d.values, "values");
+  test::expect_bitwise(host.row_blocks, d.row_blocks, "row_blocks");
+  test::expect_bitwise(host.tile_rows, d.tile_rows, "tile_rows");
+  test::expect_bitwise(host.tile_nnz, d.tile_nnz, "tile_nnz");
+  test::expect_bitwise(host.tile_carry, static_cast<const V*>(d.tile_carry), "tile_carry");
   EXPECT_EQ(built.stats.stored_bytes, host.stats.stored_bytes);
   EXPECT_EQ(built.stats.padding_ratio, host.stats.padding_ratio);
   EXPECT_EQ(built.stats.n_iter, host.stats.n_iter);
@@ -87,7 +58,7 @@ void check_build(const test::named_matrix& nm, csr::kernel k) {
 }
 
 TEST_F(CsrBuildCuda, EveryKernelsArraysEqualTheHostBuildBitwise) {
-  for (const auto& m : matrices()) {
+  for (const auto& m : test::builder_matrices()) {
     for (const csr::kernel k :
          {csr::kernel::scalar, csr::kernel::vector, csr::kernel::adaptive, csr::kernel::merge, csr::kernel::split}) {
       check_build<float>(m, k);
@@ -140,7 +111,7 @@ void check_cusparse(const test::named_matrix& nm, cusparse::algorithm alg, const
   device_synchronize();
   const auto yh = download_array(dy_host, y0.size());
   if (alg == cusparse::algorithm::csr_alg2) {  // ALG2 promises bitwise equal results run to run
-    expect_bitwise(yh, dy_device, "y");
+    test::expect_bitwise(yh, dy_device, "y");
     return;
   }
   // The others may sum in another order: each y_r is then within gamma_{len+2} (|alpha| |A||x| +
@@ -166,7 +137,7 @@ TEST_F(CusparseFromDevice, GivesTheYOfTheHostCsrOperator) {
       {cusparse::algorithm::csr_alg1, "cusparse-alg1"},
       {cusparse::algorithm::csr_alg2, "cusparse-alg2"},
       {cusparse::algorithm::sell, "cusparse-sell"}};
-  for (const auto& m : matrices()) {
+  for (const auto& m : test::builder_matrices()) {
     for (const auto& [alg, name] : algs) {
       check_cusparse<float>(m, alg, name);
       check_cusparse<double>(m, alg, name);

@@ -5,8 +5,6 @@
 // random ones of odd sizes.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cstring>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -21,41 +19,13 @@
 #include "local_kernels/ellr/ellr.hpp"
 #include "local_kernels/hll/hll.hpp"
 #include "local_kernels/pellr/pellr.hpp"
+#include "tests/support/gpu_test.hpp"
 #include "tests/support/test_matrices.hpp"
 
 namespace distspmv {
 namespace {
 
-class EllFamilyBuildCuda : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device (or built without CUDA)";
-  }
-};
-
-/// The edge cases, and random matrices of odd sizes around a warp, a hack and a sort window.
-std::vector<test::named_matrix> matrices() {
-  std::vector<test::named_matrix> all = test::edge_case_matrices();
-  all.push_back({"random_1x1", test::random_csr(1, 1, 0, 1, 11)});
-  all.push_back({"random_31x40", test::random_csr(31, 40, 0, 9, 12)});
-  all.push_back({"random_33x17", test::random_csr(33, 17, 0, 17, 13)});
-  all.push_back({"random_65x65", test::random_csr(65, 65, 2, 3, 14)});
-  all.push_back({"random_1025x777", test::random_csr(1025, 777, 0, 60, 15)});
-  all.push_back({"random_4097x3001", test::random_csr(4097, 3001, 0, 40, 16)});
-  all.push_back({"random_513x5003_long_rows", test::random_csr(513, 5003, 1500, 4000, 17)});
-  return all;
-}
-
-/// `device` holds host.size() entries with the same bit patterns (values too: -0.0, NaN payloads).
-template <typename T>
-void expect_bitwise(const std::vector<T>& host, const T* device, const char* what) {
-  const std::vector<T> gpu = host.empty() ? std::vector<T>{} : download_array(device, host.size());
-  const auto same_bits = [](const T& x, const T& y) { return std::memcmp(&x, &y, sizeof(T)) == 0; };
-  const auto diff = std::mismatch(host.begin(), host.end(), gpu.begin(), same_bits);
-  if (diff.first != host.end())
-    ADD_FAILURE() << what << "[" << (diff.first - host.begin()) << "] of " << host.size() << ": host " << *diff.first
-                  << ", GPU " << *diff.second;
-}
+using EllFamilyBuildCuda = test::cuda_test;
 
 void expect_stats(const format_stats& gpu, const format_stats& host) {
   EXPECT_EQ(std::tie(gpu.stored_bytes, gpu.padding_ratio, gpu.n_iter, gpu.n_p, gpu.params),
@@ -115,13 +85,13 @@ void check_ellr(const csr_matrix<V, index_type>& a, const ellr::ellr_params& p,
         EXPECT_EQ(v.threads_per_row, h.threads_per_row);
         EXPECT_EQ(v.stripe, h.rows_padded * h.threads_per_row);
         ASSERT_EQ(v.n_tail, static_cast<global_index_type>(h.tail_rows.size()));
-        expect_bitwise(h.row_length, v.row_length, "row_length");
-        expect_bitwise(h.col_idx, v.col_idx, "col_idx");
-        expect_bitwise(h.values, v.values, "values");
-        expect_bitwise(h.tail_rows, v.tail_rows, "tail_rows");
-        expect_bitwise(h.tail_ptr, v.tail_ptr, "tail_ptr");
-        expect_bitwise(h.tail_col_idx, v.tail_col_idx, "tail_col_idx");
-        expect_bitwise(h.tail_values, v.tail_values, "tail_values");
+        test::expect_bitwise(h.row_length, v.row_length, "row_length");
+        test::expect_bitwise(h.col_idx, v.col_idx, "col_idx");
+        test::expect_bitwise(h.values, v.values, "values");
+        test::expect_bitwise(h.tail_rows, v.tail_rows, "tail_rows");
+        test::expect_bitwise(h.tail_ptr, v.tail_ptr, "tail_ptr");
+        test::expect_bitwise(h.tail_col_idx, v.tail_col_idx, "tail_col_idx");
+        test::expect_bitwise(h.tail_values, v.tail_values, "tail_values");
         expect_stats(built.stats, h.stats);
       });
 }
@@ -136,11 +106,11 @@ void check_pellr(const csr_matrix<V, index_type>& a,
         const pellr::pellr_view<V>& v = built.view;
         EXPECT_EQ(v.rows, h.rows);
         EXPECT_EQ(v.cols, h.cols);
-        expect_bitwise(h.perm, v.perm, "perm");
-        expect_bitwise(h.row_length, v.row_length, "row_length");
-        expect_bitwise(h.warp_ptr, v.warp_ptr, "warp_ptr");
-        expect_bitwise(h.col_idx, v.col_idx, "col_idx");
-        expect_bitwise(h.values, v.values, "values");
+        test::expect_bitwise(h.perm, v.perm, "perm");
+        test::expect_bitwise(h.row_length, v.row_length, "row_length");
+        test::expect_bitwise(h.warp_ptr, v.warp_ptr, "warp_ptr");
+        test::expect_bitwise(h.col_idx, v.col_idx, "col_idx");
+        test::expect_bitwise(h.values, v.values, "values");
         expect_stats(built.stats, h.stats);
       });
 }
@@ -158,11 +128,11 @@ void check_hll(const csr_matrix<V, index_type>& a, const hll::hll_params& p,
         EXPECT_EQ(v.hack_size, h.hack_size);
         EXPECT_EQ(v.threads_per_row, h.params.threads_per_row);
         EXPECT_EQ(v.row_idx == nullptr, h.row_idx.empty());
-        expect_bitwise(h.hack_offsets, v.hack_offsets, "hack_offsets");
-        expect_bitwise(h.row_length, v.row_length, "row_length");
-        expect_bitwise(h.col_idx, v.col_idx, "col_idx");
-        expect_bitwise(h.values, v.values, "values");
-        expect_bitwise(h.row_idx, v.row_idx, "row_idx");
+        test::expect_bitwise(h.hack_offsets, v.hack_offsets, "hack_offsets");
+        test::expect_bitwise(h.row_length, v.row_length, "row_length");
+        test::expect_bitwise(h.col_idx, v.col_idx, "col_idx");
+        test::expect_bitwise(h.values, v.values, "values");
+        test::expect_bitwise(h.row_idx, v.row_idx, "row_idx");
         expect_stats(built.stats, h.stats);
       });
 }
@@ -223,7 +193,7 @@ void check_every_format(const csr_matrix<double, index_type>& a64, const std::st
 }
 
 TEST_F(EllFamilyBuildCuda, EveryVariantMatchesTheHostBuilderBitwise) {
-  for (const auto& m : matrices()) {
+  for (const auto& m : test::builder_matrices()) {
     check_every_format<float>(m.a, m.name);
     check_every_format<double>(m.a, m.name);
   }

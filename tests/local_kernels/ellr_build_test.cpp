@@ -15,35 +15,19 @@
 namespace distspmv {
 namespace {
 
-using entries = std::vector<std::vector<std::pair<index_type, double>>>;
-
-csr_matrix<double, index_type> from_rows(global_index_type cols, const entries& rows) {
-  csr_matrix<double, index_type> a;
-  a.rows = static_cast<global_index_type>(rows.size());
-  a.cols = cols;
-  for (const auto& row : rows) {
-    for (const auto& [c, v] : row) {
-      a.col_idx.push_back(c);
-      a.values.push_back(v);
-    }
-    a.row_ptr.push_back(static_cast<offset_type>(a.col_idx.size()));
-  }
-  return a;
-}
-
 /// Rows of the given lengths, columns 0, 1, 2, ... and values 1.
 csr_matrix<double, index_type> from_lengths(global_index_type cols, const std::vector<int>& lengths) {
-  entries rows;
+  test::row_entries rows;
   for (int len : lengths) {
     rows.emplace_back();
     for (int k = 0; k < len; ++k) rows.back().push_back({k, 1.0});
   }
-  return from_rows(cols, rows);
+  return test::from_rows(cols, rows);
 }
 
 // The picture of ellr.hpp: rows with 4, 3, 1 and 3 entries.
 csr_matrix<double, index_type> picture() {
-  return from_rows(6, {{{0, 1}, {1, 2}, {2, 3}, {3, 4}}, {{1, 5}, {3, 6}, {5, 7}}, {{4, 8}}, {{0, 9}, {2, 10}, {5, 11}}});
+  return test::from_rows(6, {{{0, 1}, {1, 2}, {2, 3}, {3, 4}}, {{1, 5}, {3, 6}, {5, 7}}, {{4, 8}}, {{0, 9}, {2, 10}, {5, 11}}});
 }
 
 ellr::ellr_params with_t(int t) {

@@ -12,6 +12,7 @@
 #include "local_kernels/device_csr.hpp"
 #include "local_kernels/device_storage.hpp"
 #include "local_kernels/format_selector.hpp"
+#include "tests/support/gpu_test.hpp"
 #include "tests/support/test_matrices.hpp"
 
 namespace distspmv {
@@ -80,12 +81,7 @@ void expect_same_both_types(const csr_matrix<double, index_type>& a, const std::
   expect_same_statistics<float>(a, name);
 }
 
-class RowStatisticsCuda : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device (or built without CUDA)";
-  }
-};
+using RowStatisticsCuda = test::cuda_test;
 
 TEST_F(RowStatisticsCuda, EdgeCasesMatchTheHost) {
   for (const auto& named : test::edge_case_matrices()) expect_same_both_types(named.a, named.name);

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <optional>
 #include <random>
@@ -13,31 +12,16 @@
 #include "local_kernels/device_csr.hpp"
 #include "local_kernels/device_storage.hpp"
 #include "local_kernels/hdia/hdia.hpp"
+#include "tests/support/gpu_test.hpp"
 #include "tests/support/test_matrices.hpp"
 
 namespace distspmv {
 namespace {
 
-using rows_t = std::vector<std::vector<std::pair<index_type, double>>>;
-
-csr_matrix<double, index_type> from_rows(global_index_type cols, const rows_t& rows) {
-  csr_matrix<double, index_type> a;
-  a.rows = static_cast<global_index_type>(rows.size());
-  a.cols = cols;
-  for (const auto& row : rows) {
-    for (const auto& [c, v] : row) {
-      a.col_idx.push_back(c);
-      a.values.push_back(v);
-    }
-    a.row_ptr.push_back(static_cast<offset_type>(a.col_idx.size()));
-  }
-  return a;
-}
-
 /// 5-point (nz == 1) or 7-point Laplacian on an nx x ny x nz grid, values distinct per entry so
 /// that a value in the wrong slot shows.
 csr_matrix<double, index_type> stencil(int nx, int ny, int nz) {
-  rows_t rows(static_cast<std::size_t>(nx) * ny * nz);
+  test::row_entries rows(static_cast<std::size_t>(nx) * ny * nz);
   for (int z = 0; z < nz; ++z)
     for (int y = 0; y < ny; ++y)
       for (int x = 0; x < nx; ++x) {
@@ -52,29 +36,19 @@ csr_matrix<double, index_type> stencil(int nx, int ny, int nz) {
         if (y + 1 < ny) add(r + nx);
         if (z + 1 < nz) add(r + nx * ny);
       }
-  return from_rows(static_cast<global_index_type>(rows.size()), rows);
+  return test::from_rows(static_cast<global_index_type>(rows.size()), rows);
 }
 
 /// A random subset of the band |col - row| <= half_width (each hack has some of the diagonals).
 csr_matrix<double, index_type> random_band(global_index_type n, int half_width, double fill, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(0.0, 1.0);
-  rows_t rows(static_cast<std::size_t>(n));
+  test::row_entries rows(static_cast<std::size_t>(n));
   for (global_index_type r = 0; r < n; ++r)
     for (global_index_type c = std::max<global_index_type>(0, r - half_width);
          c <= std::min<global_index_type>(n - 1, r + half_width); ++c)
       if (c == r || u(rng) < fill) rows[r].push_back({static_cast<index_type>(c), u(rng) - 0.5});
-  return from_rows(n, rows);
-}
-
-template <typename T>
-std::vector<T> download(const T* p, offset_type n) {
-  return n > 0 ? download_array(p, static_cast<std::size_t>(n)) : std::vector<T>{};
-}
-
-template <typename T>
-bool bitwise_equal(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+  return test::from_rows(n, rows);
 }
 
 /// The part of a refusal both builders word the same: all of it, except that a GPU count of too
@@ -104,10 +78,11 @@ void expect_same(const csr_matrix<double, index_type>& a64, const hdia::hdia_par
     EXPECT_EQ(v.rows, host->rows);
     EXPECT_EQ(v.cols, host->cols);
     EXPECT_EQ(v.hack_size, host->hack_size);
-    const auto hack_offsets = download(v.hack_offsets, static_cast<offset_type>(host->hack_offsets.size()));
-    ASSERT_EQ(hack_offsets, host->hack_offsets);
-    EXPECT_EQ(download(v.diag_offsets, hack_offsets.back()), host->diag_offsets);
-    EXPECT_TRUE(bitwise_equal(download(v.values, hack_offsets.back() * p.hack_size), host->values));
+    // Equal hack offsets make the host's lengths the device's: hack_offsets.back() diagonals of
+    // hack_size slots each.
+    ASSERT_EQ(download_array(v.hack_offsets, host->hack_offsets.size()), host->hack_offsets);
+    test::expect_bitwise(host->diag_offsets, v.diag_offsets, "diag_offsets");
+    test::expect_bitwise(host->values, v.values, "values");
     EXPECT_EQ(built.stats.stored_bytes, host->stats.stored_bytes);
     EXPECT_EQ(built.stats.padding_ratio, host->stats.padding_ratio);
     EXPECT_EQ(built.stats.n_iter, host->stats.n_iter);
@@ -132,12 +107,7 @@ hdia::hdia_params with_hack(int h) {
   return p;
 }
 
-class HdiaBuildCuda : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device (or built without CUDA)";
-  }
-};
+using HdiaBuildCuda = test::cuda_test;
 
 TEST_F(HdiaBuildCuda, EdgeCasesMatchTheHostBuilder) {
   for (const auto& named : test::edge_case_matrices())
@@ -188,22 +158,22 @@ TEST_F(HdiaBuildCuda, RefusesWhatTheHostRefuses) {
   // Too many diagonals in hack 0 (random columns).
   expect_same_both_types(test::random_csr(999, 999, 1, 12, 5), hdia::hdia_params{}, "random 999");
   // Too much padding: one entry per row, each on another diagonal.
-  rows_t scattered(64);
+  test::row_entries scattered(64);
   for (index_type r = 0; r < 64; ++r) scattered[r] = {{(r * 7) % 64, 1.0}};
-  expect_same_both_types(from_rows(64, scattered), hdia::hdia_params{}, "32x padding");
+  expect_same_both_types(test::from_rows(64, scattered), hdia::hdia_params{}, "32x padding");
   hdia::hdia_params loose;
   loose.max_padding_ratio = 40;
-  expect_same_both_types(from_rows(64, scattered), loose, "32x padding, limit 40");
+  expect_same_both_types(test::from_rows(64, scattered), loose, "32x padding, limit 40");
   // Padding crossing the limit in hack 3 of 4, after three tridiagonal hacks: the message counts
   // the distinct diagonals of hacks 0..3.
-  rows_t late(128);
+  test::row_entries late(128);
   for (index_type r = 0; r < 96; ++r) {
     if (r > 0) late[r].push_back({r - 1, -1.0});
     late[r].push_back({r, 2.0});
     late[r].push_back({r + 1, -1.0});
   }
   for (index_type r = 96; r < 128; ++r) late[r] = {{(r * 5) % 128, 1.0}};
-  expect_same_both_types(from_rows(128, late), hdia::hdia_params{}, "padding in hack 3");
+  expect_same_both_types(test::from_rows(128, late), hdia::hdia_params{}, "padding in hack 3");
   // Parameters.
   for (int h : {0, -32, 48}) expect_same<double>(stencil(5, 5, 1), with_hack(h), "hack size " + std::to_string(h));
   hdia::hdia_params p;
@@ -242,10 +212,10 @@ TEST_F(HdiaBuildCuda, RefusesInvalidCsrAsTheHostDoes) {
 TEST_F(HdiaBuildCuda, LargeDiagonalLimitsUseGlobalMemorySets) {
   // 64 dense rows of 3000 columns: 3031 diagonals per hack, about 1.01 slots per nonzero. A limit
   // of 5000 makes the count's set (and the fill's) too large for shared memory.
-  rows_t dense(64);
+  test::row_entries dense(64);
   for (index_type r = 0; r < 64; ++r)
     for (index_type c = 0; c < 3000; ++c) dense[r].push_back({c, 1.0 + r + 1e-4 * c});
-  const auto a = from_rows(3000, dense);
+  const auto a = test::from_rows(3000, dense);
   hdia::hdia_params p;
   p.max_diagonals_per_hack = 5000;
   expect_same_both_types(a, p, "dense 64 x 3000, limit 5000");

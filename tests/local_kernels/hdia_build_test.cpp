@@ -12,29 +12,14 @@
 namespace distspmv {
 namespace {
 
-csr_matrix<double, index_type> from_rows(global_index_type cols,
-                                         const std::vector<std::vector<std::pair<index_type, double>>>& rows) {
-  csr_matrix<double, index_type> a;
-  a.rows = static_cast<global_index_type>(rows.size());
-  a.cols = cols;
-  for (const auto& row : rows) {
-    for (const auto& [c, v] : row) {
-      a.col_idx.push_back(c);
-      a.values.push_back(v);
-    }
-    a.row_ptr.push_back(static_cast<offset_type>(a.col_idx.size()));
-  }
-  return a;
-}
-
 // The matrix of the picture in hdia.hpp: a..m = 1..13.
 csr_matrix<double, index_type> picture_matrix() {
-  return from_rows(6, {{{0, 1}, {1, 2}},
-                       {{0, 3}, {1, 4}, {2, 5}},
-                       {{1, 6}, {2, 7}, {3, 8}},
-                       {{2, 9}, {3, 10}},
-                       {{4, 11}, {5, 12}},
-                       {{5, 13}}});
+  return test::from_rows(6, {{{0, 1}, {1, 2}},
+                             {{0, 3}, {1, 4}, {2, 5}},
+                             {{1, 6}, {2, 7}, {3, 8}},
+                             {{2, 9}, {3, 10}},
+                             {{4, 11}, {5, 12}},
+                             {{5, 13}}});
 }
 
 TEST(HdiaBuild, OneHackHasExactDiagonalsAndValues) {
@@ -65,13 +50,13 @@ TEST(HdiaBuild, OneHackHasExactDiagonalsAndValues) {
 
 TEST(HdiaBuild, EachHackKeepsOnlyItsOwnDiagonals) {
   // 64 x 64: rows 0..31 tridiagonal, rows 32..63 diagonal only.
-  std::vector<std::vector<std::pair<index_type, double>>> rows(64);
+  test::row_entries rows(64);
   for (index_type r = 0; r < 64; ++r) {
     if (r < 32 && r > 0) rows[r].push_back({r - 1, -1.0});
     rows[r].push_back({r, 2.0 + r});
     if (r < 32) rows[r].push_back({r + 1, -1.0});
   }
-  const auto a = from_rows(64, rows);
+  const auto a = test::from_rows(64, rows);
   const auto m = hdia::build(a, hdia::hdia_params{});
   EXPECT_EQ(m.hack_offsets, (std::vector<offset_type>{0, 3, 4}));
   EXPECT_EQ(m.diag_offsets, (std::vector<index_type>{-1, 0, 1, 0}));
@@ -118,10 +103,10 @@ TEST(HdiaBuild, RefusesTooManyDiagonalsNamingCountAndLimit) {
 
 TEST(HdiaBuild, RefusesExplodingPaddingNamingRatioAndLimit) {
   // 64 rows, one entry each on 32 different diagonals per hack: 32 slots per nonzero.
-  std::vector<std::vector<std::pair<index_type, double>>> rows(64);
+  test::row_entries rows(64);
   for (index_type r = 0; r < 64; ++r) rows[r] = {{(r * 7) % 64, 1.0}};
   try {
-    hdia::build(from_rows(64, rows), hdia::hdia_params{});
+    hdia::build(test::from_rows(64, rows), hdia::hdia_params{});
     FAIL() << "HDIA accepted 32x padding";
   } catch (const bad_input& e) {
     const std::string what = e.what();
@@ -130,7 +115,7 @@ TEST(HdiaBuild, RefusesExplodingPaddingNamingRatioAndLimit) {
   }
   hdia::hdia_params loose;
   loose.max_padding_ratio = 40;
-  EXPECT_NO_THROW(hdia::build(from_rows(64, rows), loose));
+  EXPECT_NO_THROW(hdia::build(test::from_rows(64, rows), loose));
 }
 
 TEST(HdiaBuild, RejectsBadParameters) {

@@ -12,22 +12,6 @@
 namespace distspmv {
 namespace {
 
-/// Rows given as lists of (column, value).
-csr_matrix<double, index_type> from_rows(global_index_type cols,
-                                         const std::vector<std::vector<std::pair<index_type, double>>>& rows) {
-  csr_matrix<double, index_type> a;
-  a.rows = static_cast<global_index_type>(rows.size());
-  a.cols = cols;
-  for (const auto& row : rows) {
-    for (const auto& [c, v] : row) {
-      a.col_idx.push_back(c);
-      a.values.push_back(v);
-    }
-    a.row_ptr.push_back(static_cast<offset_type>(a.col_idx.size()));
-  }
-  return a;
-}
-
 hll::hll_params params(int hack_size, global_index_type sort_window = 0, double max_padding_ratio = 32.0) {
   hll::hll_params p;
   p.hack_size = hack_size;
@@ -38,13 +22,13 @@ hll::hll_params params(int hack_size, global_index_type sort_window = 0, double 
 
 // The matrix of the picture in hll.hpp (7 rows, lengths 2 1 3 0 2 1 2).
 csr_matrix<double, index_type> picture_matrix() {
-  return from_rows(5, {{{0, 1.0}, {3, 2.0}},
-                       {{1, 3.0}},
-                       {{0, 4.0}, {2, 5.0}, {4, 6.0}},
-                       {},
-                       {{1, 7.0}, {2, 8.0}},
-                       {{4, 9.0}},
-                       {{0, 10.0}, {3, 11.0}}});
+  return test::from_rows(5, {{{0, 1.0}, {3, 2.0}},
+                             {{1, 3.0}},
+                             {{0, 4.0}, {2, 5.0}, {4, 6.0}},
+                             {},
+                             {{1, 7.0}, {2, 8.0}},
+                             {{4, 9.0}},
+                             {{0, 10.0}, {3, 11.0}}});
 }
 
 TEST(HllBuild, OneHackHasExactColumnMajorArraysWithSentinelPadding) {
@@ -71,10 +55,10 @@ TEST(HllBuild, OneHackHasExactColumnMajorArraysWithSentinelPadding) {
 
 TEST(HllBuild, EachHackIsPaddedToItsOwnLongestRow) {
   // 40 rows: hack 0 (rows 0..31) has rows of 1 entry, hack 1 (rows 32..39) has one row of 4.
-  std::vector<std::vector<std::pair<index_type, double>>> rows(40);
+  test::row_entries rows(40);
   for (index_type r = 0; r < 40; ++r) rows[r] = {{r % 10, 1.0 + r}};
   rows[35] = {{0, 1.0}, {3, 2.0}, {5, 3.0}, {9, 4.0}};
-  const auto m = hll::build(from_rows(10, rows), params(32));
+  const auto m = hll::build(test::from_rows(10, rows), params(32));
 
   EXPECT_EQ(m.hack_offsets, (std::vector<offset_type>{0, 32, 32 + 4 * 32}));
   ASSERT_EQ(m.col_idx.size(), 160u);
@@ -94,10 +78,10 @@ TEST(HllBuild, EachHackIsPaddedToItsOwnLongestRow) {
 
 TEST(HllBuild, SortingOrdersRowsByLengthWithinWindowsStably) {
   // 96 rows, length r % 5; windows of 64 rows.
-  std::vector<std::vector<std::pair<index_type, double>>> rows(96);
+  test::row_entries rows(96);
   for (index_type r = 0; r < 96; ++r)
     for (index_type k = 0; k < r % 5; ++k) rows[r].push_back({k, 1.0});
-  const auto a = from_rows(8, rows);
+  const auto a = test::from_rows(8, rows);
   const auto m = hll::build(a, params(32, 64));
 
   ASSERT_EQ(m.row_idx.size(), 96u);

@@ -18,38 +18,22 @@
 namespace distspmv {
 namespace {
 
-using entries = std::vector<std::vector<std::pair<index_type, double>>>;
-
-csr_matrix<double, index_type> from_rows(global_index_type cols, const entries& rows) {
-  csr_matrix<double, index_type> a;
-  a.rows = static_cast<global_index_type>(rows.size());
-  a.cols = cols;
-  for (const auto& row : rows) {
-    for (const auto& [c, v] : row) {
-      a.col_idx.push_back(c);
-      a.values.push_back(v);
-    }
-    a.row_ptr.push_back(static_cast<offset_type>(a.col_idx.size()));
-  }
-  return a;
-}
-
 csr_matrix<double, index_type> from_lengths(global_index_type cols, const std::vector<int>& lengths) {
-  entries rows;
+  test::row_entries rows;
   for (int len : lengths) {
     rows.emplace_back();
     for (int k = 0; k < len; ++k) rows.back().push_back({k, 1.0});
   }
-  return from_rows(cols, rows);
+  return test::from_rows(cols, rows);
 }
 
 // The picture of pellr.hpp: rows with 2, 4, 1, 4 and 3 entries.
 csr_matrix<double, index_type> picture() {
-  return from_rows(8, {{{0, 1}, {5, 2}},
-                       {{1, 3}, {2, 4}, {3, 5}, {7, 6}},
-                       {{6, 7}},
-                       {{0, 8}, {1, 9}, {4, 10}, {6, 11}},
-                       {{2, 12}, {3, 13}, {5, 14}}});
+  return test::from_rows(8, {{{0, 1}, {5, 2}},
+                             {{1, 3}, {2, 4}, {3, 5}, {7, 6}},
+                             {{6, 7}},
+                             {{0, 8}, {1, 9}, {4, 10}, {6, 11}},
+                             {{2, 12}, {3, 13}, {5, 14}}});
 }
 
 TEST(PellrBuild, LayoutMatchesThePicture) {

@@ -17,38 +17,22 @@
 namespace distspmv {
 namespace {
 
-using entries = std::vector<std::vector<std::pair<index_type, double>>>;
-
-csr_matrix<double, index_type> from_rows(global_index_type cols, const entries& rows) {
-  csr_matrix<double, index_type> a;
-  a.rows = static_cast<global_index_type>(rows.size());
-  a.cols = cols;
-  for (const auto& row : rows) {
-    for (const auto& [c, v] : row) {
-      a.col_idx.push_back(c);
-      a.values.push_back(v);
-    }
-    a.row_ptr.push_back(static_cast<offset_type>(a.col_idx.size()));
-  }
-  return a;
-}
-
 csr_matrix<double, index_type> from_lengths(global_index_type cols, const std::vector<int>& lengths) {
-  entries rows;
+  test::row_entries rows;
   for (int len : lengths) {
     rows.emplace_back();
     for (int k = 0; k < len; ++k) rows.back().push_back({k, 1.0});
   }
-  return from_rows(cols, rows);
+  return test::from_rows(cols, rows);
 }
 
 // Rows with 1, 3, 2, 3 and 2 entries (the lengths of sell.hpp's picture).
 csr_matrix<double, index_type> small() {
-  return from_rows(7, {{{4, 1}},
-                       {{0, 2}, {2, 3}, {5, 4}},
-                       {{1, 5}, {3, 6}},
-                       {{1, 7}, {4, 8}, {6, 9}},
-                       {{0, 10}, {6, 11}}});
+  return test::from_rows(7, {{{4, 1}},
+                             {{0, 2}, {2, 3}, {5, 4}},
+                             {{1, 5}, {3, 6}},
+                             {{1, 7}, {4, 8}, {6, 9}},
+                             {{0, 10}, {6, 11}}});
 }
 
 sell::sell_params params(int c, int sigma, int r = 1) { return sell::sell_params{c, sigma, r}; }

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstring>
 #include <limits>
 #include <optional>
 #include <string>
@@ -17,32 +16,13 @@
 #include "local_kernels/device_storage.hpp"
 #include "local_kernels/ipcsr/ipcsr.hpp"
 #include "local_kernels/sell/sell.hpp"
+#include "tests/support/gpu_test.hpp"
 #include "tests/support/test_matrices.hpp"
 
 namespace distspmv {
 namespace {
 
-class SellIpcsrBuildCuda : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device (or built without CUDA)";
-  }
-};
-
-/// The edge cases and random matrices of odd sizes: rows around a warp and a slice, windows of 256
-/// rows with spread lengths (the automatic sigma sorts), rows longer than a small IPCSR stage,
-/// more than 1024 short rows per stage, equal lengths (a sort that moves no row).
-std::vector<test::named_matrix> matrices() {
-  std::vector<test::named_matrix> all = test::edge_case_matrices();
-  all.push_back({"random_1x1", test::random_csr(1, 1, 0, 1, 11)});
-  all.push_back({"random_33x17", test::random_csr(33, 17, 0, 17, 12)});
-  all.push_back({"random_4097x3001", test::random_csr(4097, 3001, 0, 40, 13)});
-  all.push_back({"random_513x5003_long_rows", test::random_csr(513, 5003, 1500, 4000, 14)});
-  all.push_back({"random_1001x999_spread", test::random_csr(1001, 999, 0, 300, 15)});
-  all.push_back({"random_70001x51_short", test::random_csr(70001, 51, 0, 3, 16)});
-  all.push_back({"random_300x300_equal_lengths", test::random_csr(300, 300, 5, 5, 17)});
-  return all;
-}
+using SellIpcsrBuildCuda = test::cuda_test;
 
 /// The SELL parameters checked: the registry's variants (sell, sell-c32-s1, sell-c64-r2), then an
 /// explicit window, four 32-row groups per slice, and C = 64 without sorting.
@@ -63,25 +43,6 @@ std::string describe(const sell::sell_params& p) {
 }
 std::string describe(const ipcsr::ipcsr_params& p) { return "shared_bytes=" + std::to_string(p.shared_bytes); }
 
-/// n entries of a device array (none for n == 0, where the pointer may be null).
-template <typename T>
-std::vector<T> download(const T* p, std::size_t n) {
-  return n > 0 ? download_array(p, n) : std::vector<T>{};
-}
-
-/// Equal bit patterns (values too: -0.0 and NaN payloads count), naming the first difference;
-/// the device array is read with the host vector's length.
-template <typename T>
-void expect_bitwise(const std::vector<T>& host, const T* device, const std::string& what) {
-  const std::vector<T> got = download(device, host.size());
-  for (std::size_t i = 0; i < host.size(); ++i) {
-    if (std::memcmp(&got[i], &host[i], sizeof(T)) != 0) {
-      ADD_FAILURE() << what << "[" << i << "]: GPU " << got[i] << ", host " << host[i];
-      return;
-    }
-  }
-}
-
 void expect_same_stats(const format_stats& gpu, const format_stats& host) {
   EXPECT_EQ(gpu.stored_bytes, host.stored_bytes);
   EXPECT_EQ(gpu.padding_ratio, host.padding_ratio);
@@ -97,13 +58,13 @@ void compare(const sell::sell_matrix<V>& host, const device_built<sell::sell_vie
   EXPECT_EQ(v.cols, host.cols);
   EXPECT_EQ(v.slice_size, host.slice_size);
   EXPECT_EQ(v.rows_per_thread, host.rows_per_thread);
-  expect_bitwise(host.slice_ptr, v.slice_ptr, "slice_ptr");
-  expect_bitwise(host.col_idx, v.col_idx, "col_idx");
-  expect_bitwise(host.values, v.values, "values");
+  test::expect_bitwise(host.slice_ptr, v.slice_ptr, "slice_ptr");
+  test::expect_bitwise(host.col_idx, v.col_idx, "col_idx");
+  test::expect_bitwise(host.values, v.values, "values");
   if (host.perm.empty())
     EXPECT_EQ(v.perm, nullptr) << "the host stores no permutation";
   else
-    expect_bitwise(host.perm, v.perm, "perm");
+    test::expect_bitwise(host.perm, v.perm, "perm");
   expect_same_stats(built.stats, host.stats);
 }
 
@@ -114,11 +75,11 @@ void compare(const ipcsr::ipcsr_matrix<V>& host, const device_built<ipcsr::ipcsr
   EXPECT_EQ(v.cols, host.cols);
   EXPECT_EQ(v.n_blocks, static_cast<global_index_type>(host.threads_per_row.size()));
   EXPECT_EQ(v.stage_entries, host.stage_entries);
-  expect_bitwise(host.row_ptr, v.row_ptr, "row_ptr");
-  expect_bitwise(host.col_idx, v.col_idx, "col_idx");
-  expect_bitwise(host.values, v.values, "values");
-  expect_bitwise(host.row_blocks, v.row_blocks, "row_blocks");
-  expect_bitwise(host.threads_per_row, v.threads_per_row, "threads_per_row");
+  test::expect_bitwise(host.row_ptr, v.row_ptr, "row_ptr");
+  test::expect_bitwise(host.col_idx, v.col_idx, "col_idx");
+  test::expect_bitwise(host.values, v.values, "values");
+  test::expect_bitwise(host.row_blocks, v.row_blocks, "row_blocks");
+  test::expect_bitwise(host.threads_per_row, v.threads_per_row, "threads_per_row");
   expect_same_stats(built.stats, host.stats);
 }
 
@@ -174,12 +135,12 @@ void expect_same_both_types(const csr_matrix<double, index_type>& a, const Param
 }
 
 TEST_F(SellIpcsrBuildCuda, SellArraysEqualTheHostBuildBitwise) {
-  for (const auto& m : matrices())
+  for (const auto& m : test::builder_matrices())
     for (const auto& p : sell_variants()) expect_same_both_types(m.a, p, m.name);
 }
 
 TEST_F(SellIpcsrBuildCuda, IpcsrArraysEqualTheHostBuildBitwise) {
-  for (const auto& m : matrices())
+  for (const auto& m : test::builder_matrices())
     for (const auto& p : ipcsr_variants()) expect_same_both_types(m.a, p, m.name);
 }
 

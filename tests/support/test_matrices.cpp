@@ -49,6 +49,20 @@ csr_matrix<double, index_type> from_lengths(global_index_type cols, const std::v
 
 }  // namespace
 
+csr_matrix<double, index_type> from_rows(global_index_type cols, const row_entries& rows) {
+  csr_matrix<double, index_type> a;
+  a.rows = static_cast<global_index_type>(rows.size());
+  a.cols = cols;
+  for (const auto& row : rows) {
+    for (const auto& [c, v] : row) {
+      a.col_idx.push_back(c);
+      a.values.push_back(v);
+    }
+    a.row_ptr.push_back(static_cast<offset_type>(a.col_idx.size()));
+  }
+  return a;
+}
+
 csr_matrix<double, index_type> random_csr(global_index_type rows, global_index_type cols, int min_len, int max_len,
                                           std::uint64_t seed) {
   std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ULL);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/csr_matrix.hpp"
@@ -14,6 +15,12 @@ struct named_matrix {
   std::string name;
   csr_matrix<double, index_type> a;
 };
+
+/// Rows given as lists of (column, value), in storage order.
+using row_entries = std::vector<std::vector<std::pair<index_type, double>>>;
+
+/// The CSR matrix of `rows` with `cols` columns, entries stored as listed (not sorted or checked).
+csr_matrix<double, index_type> from_rows(global_index_type cols, const row_entries& rows);
 
 /// Random rows x cols, row lengths uniform in [min_len, max_len], distinct sorted columns,
 /// values uniform in [-1, 1).
