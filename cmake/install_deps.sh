@@ -10,9 +10,9 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -q
 $SUDO apt-get install -y -q --no-install-recommends \
   build-essential cmake ninja-build pkg-config git ca-certificates \
-  libopenmpi-dev openmpi-bin libmetis-dev libhdf5-dev zlib1g-dev \
+  libopenmpi-dev openmpi-bin libmetis-dev libptscotch-dev libhdf5-dev zlib1g-dev \
   libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev \
-  python3 python3-numpy python3-scipy python3-h5py \
+  python3 python3-numpy python3-scipy python3-h5py python3-matplotlib \
   clang-14 libclang-rt-14-dev \
   slurm-wlm munge \
   petsc-dev
