@@ -81,9 +81,10 @@ int main_body(int argc, char** argv, int rank, int ranks) {
       ->capture_default_str();
   cli.add_option("--partition", run.partition,
                  "row partitioner over the ranks: auto (block where its halo is small next to the local product, "
-                 "else metis; says why), metis (k-way on the symmetrised graph) or block (the read ranges, "
-                 "contiguous)")
-      ->check(CLI::IsMember({"auto", "metis", "block"}))
+                 "else metis, or ptscotch past 2^30 nonzeros; says why), metis (k-way on the symmetrised graph, "
+                 "gathered on rank 0), ptscotch (k-way on the distributed graph, over all ranks) or block (the read "
+                 "ranges, contiguous)")
+      ->check(CLI::IsMember({"auto", "metis", "ptscotch", "block"}))
       ->capture_default_str();
   cli.add_option("--transport", run.transport,
                  "halo exchange: auto (one GPU per rank: cuda-ipc on one host, nccl across hosts; else MPI), nccl, "

@@ -148,13 +148,47 @@ void write_h5_vector(const std::string& path, const std::string& name, const std
 
 // ---- Matrix Market dense vectors -------------------------------------------------------------
 
+/// std::getline with the Matrix Market reader's bound: a comment line ('%' first) longer than
+/// 1 MiB comes back as "%", its rest skipped unstored; any other line past 1 MiB is bad input
+/// naming it.
+class bounded_lines {
+ public:
+  bounded_lines(std::istream& in, const std::string& path)
+      : in_(in), path_(path), buf_(static_cast<std::size_t>(max_line) + 1, '\0') {}
+
+  /// The next line, number `line_no`, into `line`; false at the end of the file.
+  bool next(std::string& line, long long line_no) {
+    in_.getline(buf_.data(), max_line + 1);
+    const std::streamsize got = in_.gcount();
+    if (got == 0 && in_.eof()) return false;
+    if (in_.fail() && !in_.eof()) {  // max_line bytes and no '\n' yet
+      if (buf_[0] != '%')
+        DSPMV_BAD_INPUT(path_, "line " + std::to_string(line_no),
+                        "line is longer than this reader's limit of " + std::to_string(max_line) + " bytes");
+      in_.clear();
+      in_.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+      line = "%";
+      return true;
+    }
+    line.assign(buf_.data(), static_cast<std::size_t>(got) - (in_.eof() ? 0 : 1));  // got counts the '\n'
+    return true;
+  }
+
+ private:
+  static constexpr std::streamsize max_line = std::streamsize{1} << 20;
+  std::istream& in_;
+  const std::string& path_;
+  std::string buf_;
+};
+
 /// A Matrix Market `array` file of `rows` x 1 real or integer values, whole (every rank parses
 /// the file, as for Matrix Market matrices, which have no index to seek by).
 std::vector<double> read_mtx_vector(const std::string& path, global_index_type rows) {
   std::ifstream in(path);
   if (!in) DSPMV_BAD_INPUT(path, "", "no such file or not readable");
+  bounded_lines lines(in, path);
   std::string line;
-  std::getline(in, line);
+  lines.next(line, 1);
   std::string banner, object, layout, field, symmetry;
   std::istringstream(line) >> banner >> object >> layout >> field >> symmetry;
   auto lower = [](std::string s) {
@@ -166,7 +200,7 @@ std::vector<double> read_mtx_vector(const std::string& path, global_index_type r
     DSPMV_BAD_INPUT(path, "line 1",
                     "expected '%%MatrixMarket matrix array real general' (a dense vector; gzip is not supported)");
   long long line_no = 1, m = -1, n = -1;
-  while (std::getline(in, line)) {
+  while (lines.next(line, line_no + 1)) {
     ++line_no;
     if (line.empty() || line[0] == '%') continue;
     std::istringstream(line) >> m >> n;
@@ -177,7 +211,7 @@ std::vector<double> read_mtx_vector(const std::string& path, global_index_type r
                     fmt::format("size {} x {}, expected {} x 1 (the matrix has {} rows)", m, n, rows, rows));
   std::vector<double> v;
   v.reserve(static_cast<std::size_t>(rows));
-  while (std::getline(in, line) && static_cast<global_index_type>(v.size()) < rows) {
+  while (static_cast<global_index_type>(v.size()) < rows && lines.next(line, line_no + 1)) {
     ++line_no;
     if (line.empty() || line[0] == '%') continue;
     char* end = nullptr;
@@ -365,8 +399,8 @@ CLI::App* add_solve_command(CLI::App& cli, solve_options& o) {
   s->add_option("--output", o.output, "write x, in the original row order, to this .h5 file (dataset 'x')");
   s->add_option("--format,-f", o.format, "storage format of the local blocks (see distspmv --help)")
       ->capture_default_str();
-  s->add_option("--partition", o.partition, "row partitioner")
-      ->check(CLI::IsMember({"auto", "metis", "block"}))
+  s->add_option("--partition", o.partition, "row partitioner (see distspmv --help)")
+      ->check(CLI::IsMember({"auto", "metis", "ptscotch", "block"}))
       ->capture_default_str();
   s->add_option("--backend", o.backend, "where the solve runs: auto (cuda when every rank has a GPU), cuda, host")
       ->check(CLI::IsMember({"auto", "cuda", "host"}))

@@ -22,6 +22,19 @@ function(distspmv_add_library name)
   endif()
 endfunction()
 
+# distspmv_version_from_header(OUT HEADER PREFIX PART...): "a.b.c" from the header's lines
+# "#define <PREFIX><PART> <number>", one per PART (find modules of packages without a CMake config).
+function(distspmv_version_from_header out header prefix)
+  set(version "")
+  foreach(part ${ARGN})
+    file(STRINGS "${header}" line REGEX "^#define ${prefix}${part}[ \t]+[0-9]+")
+    string(REGEX MATCH "[0-9]+$" num "${line}")
+    list(APPEND version "${num}")
+  endforeach()
+  list(JOIN version "." version)
+  set(${out} "${version}" PARENT_SCOPE)
+endfunction()
+
 function(distspmv_set_warnings target)
   target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic>)
 endfunction()

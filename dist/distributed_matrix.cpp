@@ -17,10 +17,11 @@
 #include "dist/gpu.hpp"
 #include "dist/halo_host.hpp"
 #include "dist/setup/assign.hpp"
-#include "dist/setup/split_rows.hpp"
+#include "dist/setup/auto_partition.hpp"
 #include "dist/setup/halo_plan.hpp"
 #include "dist/setup/load.hpp"
 #include "dist/setup/mpi_util.hpp"
+#include "dist/setup/split_rows.hpp"
 #include "dist/transport/transport.hpp"
 #include "distspmv/config.hpp"
 #include "local_kernels/device_storage.hpp"
@@ -133,10 +134,13 @@ struct distributed_matrix<V>::impl {
   bool cuda() const { return options.where == backend::cuda; }
   /// No row changes rank: the rows are split where they are read (split_rows.hpp), on the GPU
   /// for the CUDA backend.
-  bool rows_stay() const { return ranks == 1 || options.partition != partitioner::metis; }
-  bool auto_keeps_block();
-  /// The end of an in-place setup: the matrix, or under `--partition auto` where METIS pays, the
-  /// matrix set up again by `again` with METIS (the block setup's memory is freed first).
+  bool rows_stay() const {
+    return ranks == 1 || options.partition == partitioner::block || options.partition == partitioner::automatic;
+  }
+  /// `--partition auto` after the block setup: block (keep it), metis or ptscotch.
+  partitioner auto_choice();
+  /// The end of an in-place setup: the matrix, or under `--partition auto` where a partitioner
+  /// pays, the matrix set up again by `again` with it (the block setup's memory is freed first).
   static distributed_matrix keep_or_repartition(std::unique_ptr<impl> p,
                                                 const std::function<distributed_matrix(const matrix_options&)>& again);
   /// The in-place setup from rows already in host memory (Matrix Market, device arrays of from_csr).
@@ -294,58 +298,39 @@ void distributed_matrix<V>::impl::take_halo(halo_split&& h) {
 }
 
 /// `--partition auto`, after the in-place setup with the block partition of the read ranges: the
-/// halo of x that block sends per apply, against the bytes of the local product it overlaps.
-/// Where it is small, METIS could only shrink a cost the overlap already hides, at the price of
-/// a gather on rank 0, its own run time, and the caller's order (HDIA and banded structure);
-/// where it is large, METIS may pay. The figures go into partition_quality().reason.
+/// halo of x that block sends per apply, against the bytes of the local product it overlaps, and
+/// the rule of choose_partitioner (dist/setup/auto_partition.hpp) on these figures. The reason
+/// goes into partition_quality().reason.
 template <typename V>
-bool distributed_matrix<V>::impl::auto_keeps_block() {
-  // Thresholds: the halo moves at about a tenth of the local product's memory bandwidth (NCCL
-  // 255 GB/s against 3-4 TB/s of HBM, DESIGN.md §5; staged MPI 3 GB/s against ~50 GB/s of host
-  // memory), so 5% of the bytes takes about half the local product's time, which the overlap
-  // (efficiency 0.9-0.96 measured) hides. Block's row ranges are balanced by nonzeros for files
-  // and by rows for generators; an imbalance beyond 1.2 is worth a partitioner too. METIS runs on
-  // rank 0 with 32-bit ids (Debian's idx_t): the symmetrised graph must stay below 2^31 arcs.
-  constexpr double max_halo_ratio = 0.05, max_imbalance = 1.2;
-  constexpr offset_type metis_max_nnz = offset_type{1} << 30;
+partitioner distributed_matrix<V>::impl::auto_choice() {
   const double halo = static_cast<double>(summary.ghosts) * sizeof(V);
   const double local = static_cast<double>(summary.nnz) * (sizeof(V) + sizeof(index_type)) +
                        static_cast<double>(summary.rows) * 2 * sizeof(V);
   const double ratio = local > 0 ? halo / local : (halo > 0 ? 1.0 : 0.0);
   quality.block_halo_ratio = allreduce_max(ratio, comm);
-  const std::string figures = fmt::format(
-      "block partition: halo of x at most {:.2f}% of a rank's local SpMV bytes (limit {:.0f}%), nnz imbalance {:.3f} "
-      "(limit {:.1f})",
-      100 * quality.block_halo_ratio, 100 * max_halo_ratio, quality.nnz_imbalance, max_imbalance);
-  quality.method = "block";
-  if (quality.block_halo_ratio <= max_halo_ratio && quality.nnz_imbalance <= max_imbalance) {
-    quality.reason = "auto: " + figures + ": the overlap hides the halo, block keeps the caller's order";
-    return true;
-  }
-  if (!DISTSPMV_HAVE_METIS) {
-    quality.reason = "auto: " + figures + "; METIS is not in this build, so block stays";
-    return true;
-  }
-  if (global_nnz > metis_max_nnz) {
-    quality.reason = "auto: " + figures + "; the graph (" + std::to_string(global_nnz) +
-                     " nonzeros) is too large for METIS on one rank, so block stays";
-    return true;
-  }
-  quality.method = "metis";
-  quality.reason = "auto: " + figures + ": METIS may cut the halo";
-  return false;
+  auto_partition_figures f;
+  f.block_halo_ratio = quality.block_halo_ratio;
+  f.nnz_imbalance = quality.nnz_imbalance;
+  f.global_nnz = global_nnz;
+  f.have_metis = DISTSPMV_HAVE_METIS;
+  f.have_ptscotch = DISTSPMV_HAVE_PTSCOTCH;
+  const auto choice = choose_partitioner(f);
+  quality.method = to_string(choice.method);
+  quality.reason = choice.reason;
+  return choice.method;
 }
 
 template <typename V>
 distributed_matrix<V> distributed_matrix<V>::impl::keep_or_repartition(
     std::unique_ptr<impl> p, const std::function<distributed_matrix(const matrix_options&)>& again) {
-  if (p->options.partition != partitioner::automatic || p->ranks == 1 || p->auto_keeps_block())
-    return distributed_matrix(std::move(p));
+  if (p->options.partition != partitioner::automatic || p->ranks == 1) return distributed_matrix(std::move(p));
+  const partitioner chosen = p->auto_choice();
+  if (chosen == partitioner::block) return distributed_matrix(std::move(p));
   const partition_summary why = p->quality;
-  matrix_options metis = p->options;
-  metis.partition = partitioner::metis;
+  matrix_options o = p->options;
+  o.partition = chosen;
   p.reset();
-  auto m = again(metis);
+  auto m = again(o);
   m.impl_->quality.reason = why.reason;
   m.impl_->quality.block_halo_ratio = why.block_halo_ratio;
   return m;

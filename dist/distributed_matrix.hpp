@@ -29,11 +29,14 @@
 
 namespace distspmv {
 
-/// How rows are assigned to ranks. `automatic` sets up with the block partition of the read ranges
-/// and keeps it when its halo is small next to the local product (then METIS could not buy
-/// more, and the caller's order survives: HDIA and banded formats still apply); otherwise it
-/// partitions with METIS. partition_quality().reason says why, with the figures.
-enum class partitioner { metis, block, automatic };
+/// How rows are assigned to ranks. `metis` runs METIS on one rank over the gathered graph;
+/// `ptscotch` runs PT-Scotch over all ranks on the distributed graph (no rank holds it whole:
+/// for graphs too large for one rank). `automatic` sets up with the block partition of the read
+/// ranges and keeps it when its halo is small next to the local product (then a partitioner could
+/// not buy more, and the caller's order survives: HDIA and banded formats still apply); otherwise
+/// it partitions with METIS, or with PT-Scotch past METIS's size (choose_partitioner).
+/// partition_quality().reason says why, with the figures.
+enum class partitioner { metis, block, automatic, ptscotch };
 
 /// How the halo of x travels between ranks (DESIGN.md §5).
 enum class transport_kind {
@@ -47,7 +50,7 @@ enum class transport_kind {
 
 const char* to_string(partitioner p);
 const char* to_string(transport_kind t);
-/// Parses the command-line names: auto|metis|block and auto|nccl|cuda-ipc|mpi-cuda|mpi-staged|mpi-host.
+/// Parses the command-line names: auto|metis|ptscotch|block and auto|nccl|cuda-ipc|mpi-cuda|mpi-staged|mpi-host.
 partitioner parse_partitioner(const std::string& name);
 transport_kind parse_transport(const std::string& name);
 
@@ -56,7 +59,7 @@ struct matrix_options {
   partitioner partition = partitioner::automatic;
   backend where = backend::cuda;
   transport_kind transport = transport_kind::automatic;
-  int metis_seed = 1;
+  int metis_seed = 1;               ///< seed of METIS and PT-Scotch (the partition is deterministic by it)
   std::string h5_group;             ///< from_source: HDF5 group ("" finds it)
   std::uint64_t generator_seed = 1; ///< from_source: seed of random generators
   bool allow_nonfinite = false;     ///< accept NaN/Inf values in the input
@@ -89,7 +92,7 @@ struct rank_summary {
 
 /// Partition quality (collective figures, equal on every rank).
 struct partition_summary {
-  std::string method;                  ///< "metis" or "block" (what auto chose)
+  std::string method;                  ///< "metis", "ptscotch" or "block" (what auto chose)
   std::string reason;                  ///< why: "requested", or auto's rule with its figures
   double block_halo_ratio = 0;         ///< auto: max over ranks of halo bytes / local SpMV bytes, block partition
   offset_type edge_cut = 0;            ///< nonzeros a(i, j) with i, j on different ranks

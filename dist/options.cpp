@@ -6,7 +6,13 @@
 namespace distspmv {
 
 const char* to_string(partitioner p) {
-  return p == partitioner::metis ? "metis" : p == partitioner::block ? "block" : "auto";
+  switch (p) {
+    case partitioner::metis: return "metis";
+    case partitioner::block: return "block";
+    case partitioner::ptscotch: return "ptscotch";
+    case partitioner::automatic: return "auto";
+  }
+  return "?";
 }
 
 const char* to_string(transport_kind t) {
@@ -22,10 +28,9 @@ const char* to_string(transport_kind t) {
 }
 
 partitioner parse_partitioner(const std::string& name) {
-  if (name == "metis") return partitioner::metis;
-  if (name == "block") return partitioner::block;
-  if (name == "auto") return partitioner::automatic;
-  DSPMV_BAD_INPUT("--partition", name, "unknown partitioner, expected auto, metis or block");
+  for (auto p : {partitioner::automatic, partitioner::metis, partitioner::ptscotch, partitioner::block})
+    if (name == to_string(p)) return p;
+  DSPMV_BAD_INPUT("--partition", name, "unknown partitioner, expected auto, metis, ptscotch or block");
 }
 
 transport_kind parse_transport(const std::string& name) {

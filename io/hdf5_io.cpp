@@ -45,11 +45,8 @@
 
 #include <nlohmann/json.hpp>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
 #include "common/errors.hpp"
+#include "io/detail/csr_rows.hpp"
 #include "io/detail/hdf5_handle.hpp"
 
 namespace distspmv::io {
@@ -64,43 +61,6 @@ constexpr std::size_t max_piece_bytes = std::size_t{1} << 30;
 /// Entries converted per step when widening int32 -> int64 or float32 -> double ourselves: keeps
 /// the scratch buffer at 64 MiB while each read stays large enough to run at disk speed.
 constexpr std::size_t widen_piece_entries = std::size_t{16} << 20;
-/// Passes over fewer entries stay on one thread (OpenMP's start-up would cost more).
-constexpr std::size_t parallel_entries = std::size_t{1} << 18;
-
-// ---- buffers ---------------------------------------------------------------------------------
-
-/// n value-initialized elements in memory the kernel may back with 2 MiB transparent huge pages.
-/// First-touch page faults dominate a read from the page cache otherwise: on the dev VM (THP mode
-/// "madvise", the Debian/Ubuntu default) reading 200k x 16 took 0.21 s with 4 KiB pages and
-/// 0.02 s with huge pages. Two steps get there:
-///  - the capacity is padded so that malloc's mapping is a whole number of 2 MiB (glibc maps large
-///    blocks with a 16-byte header at the start and rounds to 4 KiB), which Linux 6.7+ places on
-///    a 2 MiB boundary, so every page of the buffer, the first included, can be huge;
-///  - the advice goes on the reserved, still untouched range before resize() faults it in.
-/// Both only advise: on other allocators or kernels the buffer is an ordinary one. The huge pages
-/// also spare the TLB in the SpMV that uses the matrix.
-template <typename T>
-std::vector<T> make_buffer(std::size_t n) {
-  std::vector<T> v;
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  constexpr std::size_t huge_page = std::size_t{2} << 20, small_page = 4096, header = 16;
-  const std::size_t bytes = n * sizeof(T);
-  if (bytes >= huge_page) {
-    const std::size_t mapping = (bytes + small_page + huge_page - 1) / huge_page * huge_page;
-    v.reserve((mapping - small_page) / sizeof(T));
-    const auto begin = reinterpret_cast<std::uintptr_t>(v.data());
-    const auto end = begin + v.capacity() * sizeof(T);
-    // From the 2 MiB boundary just below when that is our own block's header, else the next one.
-    std::uintptr_t first = begin & ~std::uintptr_t{huge_page - 1};
-    if (begin - first > header) first += huge_page;
-    const std::uintptr_t last = (end + huge_page - 1) & ~std::uintptr_t{huge_page - 1};
-    const std::uintptr_t stop = last - end < small_page ? last : end & ~std::uintptr_t{huge_page - 1};
-    if (stop > first) madvise(reinterpret_cast<void*>(first), stop - first, MADV_HUGEPAGE);
-  }
-#endif
-  v.resize(n);
-  return v;
-}
 
 // ---- HDF5 error text -------------------------------------------------------------------------
 
@@ -629,11 +589,7 @@ void check_indices(const matrix_location& m, const dataset_1d& d, const std::vec
 }
 
 void check_values(const matrix_location& m, const std::vector<double>& values, const h5_read_options& options) {
-  if (options.allow_nonfinite) return;
-  for (std::size_t k = 0; k < values.size(); ++k)
-    if (!std::isfinite(values[k]))
-      DSPMV_BAD_INPUT(m.path, m.values->where, "non-finite value " + to_string(values[k]) + " at entry " +
-                                                   to_string(k) + " (allow_nonfinite accepts NaN and Inf)");
+  check_finite(values, 0, options.allow_nonfinite, m.path, m.values->where);
 }
 
 /// Values [offset, offset + count); checked for NaN and Inf unless `check` is false (the CSR path
@@ -653,84 +609,6 @@ std::vector<double> read_values(const matrix_location& m, hsize_t offset, hsize_
   return values;
 }
 
-/// True when the columns of every row are strictly increasing.
-bool rows_canonical(const csr_matrix<double>& a) {
-  for (global_index_type r = 0; r < a.rows; ++r)
-    for (offset_type k = a.row_ptr[r] + 1; k < a.row_ptr[r + 1]; ++k)
-      if (a.col_idx[k] <= a.col_idx[k - 1]) return false;
-  return true;
-}
-
-/// Sorts each row by column and sums repeated columns, in place. Foreign writers (scipy before
-/// sort_indices(), MATLAB with repeated entries, COO in any order) leave rows unsorted; our own
-/// files never need this, so callers first check (cheaply) whether it is needed.
-void sort_and_sum_rows(csr_matrix<double>& a) {
-  std::vector<std::pair<global_index_type, double>> row;
-  offset_type out = 0;
-  for (global_index_type r = 0; r < a.rows; ++r) {
-    const offset_type begin = a.row_ptr[r], end = a.row_ptr[r + 1];
-    row.clear();
-    for (offset_type k = begin; k < end; ++k) row.emplace_back(a.col_idx[k], a.values[k]);
-    // Stable, so that summing repeated entries adds them in file order (reproducible rounding).
-    std::stable_sort(row.begin(), row.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-    a.row_ptr[r] = out;
-    for (const auto& [c, v] : row) {
-      if (out > a.row_ptr[r] && a.col_idx[out - 1] == c) {
-        a.values[out - 1] += v;
-      } else {
-        a.col_idx[out] = c;
-        a.values[out] = v;
-        ++out;
-      }
-    }
-  }
-  a.row_ptr[a.rows] = out;
-  a.col_idx.resize(out);
-  a.values.resize(out);
-}
-
-/// One pass over the rows read: every column in range, every value finite (unless allowed), and
-/// whether each row is already sorted and unique (returned). Fused because every separate pass
-/// over a large matrix's indices and values costs as much as reading them from the page cache.
-bool check_csr_entries(const matrix_location& m, const csr_matrix<double>& a, global_index_type first_row,
-                       const h5_read_options& options) {
-  const bool check_finite = !options.allow_nonfinite;
-  // One row: throws on the first bad entry, returns whether its columns ascend.
-  auto check_row = [&](global_index_type r) {
-    bool canonical = true;
-    global_index_type previous = -1;
-    for (offset_type k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
-      const global_index_type c = a.col_idx[k];
-      if (c < 0 || c >= a.cols)
-        DSPMV_BAD_INPUT(m.path, m.minor->where, "column index " + to_string(c) + " of row " + to_string(first_row + r) +
-                                                    " is out of range [0, " + to_string(a.cols) + ")");
-      if (check_finite && !std::isfinite(a.values[k]))
-        DSPMV_BAD_INPUT(m.path, m.values->where, "non-finite value " + to_string(a.values[k]) + " in row " +
-                                                     to_string(first_row + r) + " (allow_nonfinite accepts NaN and Inf)");
-      canonical &= c > previous;
-      previous = c;
-    }
-    return canonical;
-  };
-  // In parallel, without throwing (an exception must not leave an OpenMP region): the first bad
-  // row, if any, is checked again on its own to raise the sequential version's error.
-  bool canonical = true;
-  global_index_type first_bad = a.rows;
-  const auto nnz = static_cast<std::size_t>(a.nnz());
-#pragma omp parallel for schedule(static) reduction(&& : canonical) reduction(min : first_bad) if (nnz >= parallel_entries)
-  for (global_index_type r = 0; r < a.rows; ++r) {
-    global_index_type previous = -1;
-    for (offset_type k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
-      const global_index_type c = a.col_idx[k];
-      if (c < 0 || c >= a.cols || (check_finite && !std::isfinite(a.values[k]))) first_bad = std::min(first_bad, r);
-      canonical = canonical && c > previous;
-      previous = c;
-    }
-  }
-  if (first_bad < a.rows) check_row(first_bad);  // throws
-  return canonical;
-}
-
 /// Rows [range.begin, range.end) of a native or Binsparse CSR group, touching only that range.
 csr_matrix<double> read_csr_rows(const matrix_location& m, row_range range, const h5_read_options& options) {
   const dataset_1d& ptr_set = *m.major;
@@ -744,7 +622,7 @@ csr_matrix<double> read_csr_rows(const matrix_location& m, row_range range, cons
   for (auto& p : a.row_ptr) p -= first;
   a.col_idx = read_entries<std::int64_t>(m.path, *m.minor, first, count);
   a.values = read_values(m, first, count, options, /*check=*/false);
-  if (!check_csr_entries(m, a, range.begin, options)) sort_and_sum_rows(a);
+  finish_csr_rows(a, range.begin, options.allow_nonfinite, {m.path, m.minor->where, m.values->where});
   return a;
 }
 

@@ -5,7 +5,10 @@
 // duplicates are summed, columns sorted within rows, `pattern` entries get the value 1.0.
 // Comments (%) and blank lines may stand anywhere after the banner. Complex and Hermitian files
 // and dense `array` files are rejected with a clear error. Every error is a bad_input naming the
-// file, the line and the problem.
+// file, the line and the problem. The text is streamed (gzip inflated on the fly) in bounded
+// windows, so memory grows with the entries, not the text: a line may be at most 1 MiB, leading
+// blanks aside (a longer one is bad input naming it), except comment lines, which are skipped
+// without being stored and may be any length.
 #pragma once
 
 #include <string>
@@ -31,7 +34,7 @@ struct mm_header {
 /// Reads the banner and size line only.
 mm_header read_matrix_market_header(const std::string& path);
 
-/// Reads the whole file (plain or gzip, told by the magic bytes, not the name).
+/// Reads the whole matrix (plain or gzip, told by the magic bytes, not the name).
 csr_matrix<double> read_matrix_market(const std::string& path, const mm_read_options& options = {});
 
 /// Writes `general` coordinate real (or pattern when `pattern` is true), 1-based, 17 significant

@@ -1,10 +1,10 @@
-// One entry point for every matrix source: dispatch to the generators, the Matrix Market reader
-// and the HDF5 reader.
+// One entry point for every matrix source: dispatch to the generators and the Matrix Market,
+// HDF5 and PETSc binary readers.
 //
 // The format is told by the "gen:" prefix, then by the extension (case-insensitive on reading:
-// .mtx, .mtx.gz, .h5, .hdf5, .mat), then, for any other name, by the first bytes of the file, so
-// that a matrix saved as "A.data" or "A.gz" still opens. Writing goes by the (lower-case)
-// extension alone, since there are no bytes to look at yet.
+// .mtx, .mtx.gz, .h5, .hdf5, .mat, .petsc), then, for any other name, by the first bytes of the
+// file, so that a matrix saved as "A.data", "A.gz" or "A.dat" (PETSc's habit) still opens.
+// Writing goes by the (lower-case) extension alone, since there are no bytes to look at yet.
 #include "io/matrix_source.hpp"
 
 #include <algorithm>
@@ -17,12 +17,14 @@
 #include "io/generators.hpp"
 #include "io/hdf5_io.hpp"
 #include "io/matrix_market.hpp"
+#include "io/petsc_binary.hpp"
 
 namespace distspmv::io {
 
 namespace {
 
-constexpr const char* expected_formats = "expected .mtx, .mtx.gz, .h5 or gen:KIND:ARGS";
+constexpr const char* expected_formats = "expected .mtx, .mtx.gz, .h5, a PETSc binary file or gen:KIND:ARGS";
+constexpr const char* output_formats = "expected a path ending in .mtx, .mtx.gz, .h5, .hdf5, .petsc or .dat";
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -76,6 +78,12 @@ mm_read_options matrix_market_options(const source_options& options) {
   return mm;
 }
 
+petsc_read_options petsc_options(const source_options& options) {
+  petsc_read_options petsc;
+  petsc.allow_nonfinite = options.allow_nonfinite;
+  return petsc;
+}
+
 void check_range(const std::string& source, row_range range, global_index_type rows) {
   if (range.begin < 0 || range.end < range.begin || range.end > rows)
     DSPMV_BAD_INPUT(source, "row range", "[" + std::to_string(range.begin) + ", " + std::to_string(range.end) +
@@ -94,6 +102,7 @@ source_format detect_format(const std::string& source) {
   const std::string name = lower(source);
   if (ends_with(name, ".mtx") || ends_with(name, ".mtx.gz")) return source_format::matrix_market;
   if (ends_with(name, ".h5") || ends_with(name, ".hdf5")) return source_format::hdf5;
+  if (ends_with(name, ".petsc")) return source_format::petsc_binary;
   const std::uintmax_t size = fs::file_size(source, ec);
   const bool hdf5 = !ec && has_hdf5_signature(source, size);
   if (ends_with(name, ".mat")) {
@@ -106,6 +115,7 @@ source_format detect_format(const std::string& source) {
   const std::string head = read_bytes(source, 0, 64);
   // The Matrix Market reader tells gzip from plain text by the same magic bytes.
   if (has_gzip_magic(head) || has_matrix_market_banner(head)) return source_format::matrix_market;
+  if (is_petsc_binary(head)) return source_format::petsc_binary;
   DSPMV_BAD_INPUT(source, "", std::string("unknown matrix format, ") + expected_formats);
 }
 
@@ -138,6 +148,14 @@ source_info describe_source(const std::string& source, const source_options& opt
       info.nnz = h.nnz;
       break;
     }
+    case source_format::petsc_binary: {
+      const petsc_info p = describe_petsc(source, petsc_object::matrix);
+      info.kind = "petsc-binary";
+      info.rows = p.rows;
+      info.cols = p.cols;
+      info.nnz = p.nnz;
+      break;
+    }
   }
   return info;
 }
@@ -147,6 +165,7 @@ csr_matrix<double> read_matrix(const std::string& source, const source_options& 
     case source_format::generator: return generate(source, options.seed);
     case source_format::matrix_market: return read_matrix_market(source, matrix_market_options(options));
     case source_format::hdf5: return read_hdf5(source, hdf5_options(options));
+    case source_format::petsc_binary: return read_petsc_matrix(source, petsc_options(options));
   }
   return {};  // unreachable: detect_format returns one of the above or throws
 }
@@ -158,6 +177,9 @@ csr_matrix<double> read_matrix_rows(const std::string& source, row_range range, 
       // Checked here too so that every kind of source reports a bad range as bad_input.
       check_range(source, range, read_hdf5_info(source, hdf5_options(options)).rows);
       return read_hdf5_rows(source, range, hdf5_options(options));
+    case source_format::petsc_binary:
+      check_range(source, range, describe_petsc(source, petsc_object::matrix).rows);
+      return read_petsc_matrix_rows(source, range, petsc_options(options));
     case source_format::matrix_market: {
       const csr_matrix<double> a = read_matrix_market(source, matrix_market_options(options));
       check_range(source, range, a.rows);
@@ -169,14 +191,16 @@ csr_matrix<double> read_matrix_rows(const std::string& source, row_range range, 
 
 void write_matrix(const std::string& path, const csr_matrix<double>& a) {
   if (is_generator(path))
-    DSPMV_BAD_INPUT(path, "", "cannot write to a generator spec, expected a path ending in .mtx, .mtx.gz, .h5 or .hdf5");
+    DSPMV_BAD_INPUT(path, "", std::string("cannot write to a generator spec, ") + output_formats);
   // Lower-case only: the Matrix Market writer compresses exactly the names ending in ".gz".
   if (ends_with(path, ".mtx") || ends_with(path, ".mtx.gz")) {
     write_matrix_market(path, a);
   } else if (ends_with(path, ".h5") || ends_with(path, ".hdf5")) {
     write_hdf5(path, a);
+  } else if (ends_with(path, ".petsc") || ends_with(path, ".dat")) {
+    write_petsc_matrix(path, a);
   } else {
-    DSPMV_BAD_INPUT(path, "", "unknown output format, expected a path ending in .mtx, .mtx.gz, .h5 or .hdf5");
+    DSPMV_BAD_INPUT(path, "", std::string("unknown output format, ") + output_formats);
   }
 }
 

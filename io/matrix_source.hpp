@@ -1,4 +1,4 @@
-// One entry point for every matrix source: gen:..., .mtx, .mtx.gz, .h5/.hdf5/.mat.
+// One entry point for every matrix source: gen:..., .mtx, .mtx.gz, .h5/.hdf5/.mat, PETSc binary.
 #pragma once
 
 #include <cstdint>
@@ -15,14 +15,14 @@ struct source_options {
 };
 
 struct source_info {
-  std::string kind;  ///< "generator", "matrix-market", "hdf5"
+  std::string kind;  ///< "generator", "matrix-market", "hdf5", "petsc-binary"
   global_index_type rows = 0;
   global_index_type cols = 0;
   offset_type nnz = 0;  ///< exact for files and stencils, estimated for random generators
 };
 
 /// Which reader handles a source.
-enum class source_format { generator, matrix_market, hdf5 };
+enum class source_format { generator, matrix_market, hdf5, petsc_binary };
 
 /// Decides from the name and, for files, their first bytes; bad_input for a missing file or an
 /// unknown format.
@@ -35,12 +35,14 @@ source_info describe_source(const std::string& source, const source_options& opt
 /// The whole matrix.
 csr_matrix<double> read_matrix(const std::string& source, const source_options& options = {});
 
-/// Rows [range.begin, range.end): generators and HDF5 touch only those rows; Matrix Market files
+/// Rows [range.begin, range.end): generators, HDF5 and PETSc binary files touch only those rows
+/// (PETSc: and the row lengths before or after them); Matrix Market files
 /// are read whole and sliced (the format has no row index).
 csr_matrix<double> read_matrix_rows(const std::string& source, row_range range,
                                     const source_options& options = {});
 
-/// Writes by extension: .mtx, .mtx.gz, .h5/.hdf5. No partial file is left on failure.
+/// Writes by extension: .mtx, .mtx.gz, .h5/.hdf5, .petsc/.dat (PETSc binary, 32-bit integers
+/// unless the sizes need 64). No partial file is left on failure.
 void write_matrix(const std::string& path, const csr_matrix<double>& a);
 
 }  // namespace distspmv::io

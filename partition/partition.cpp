@@ -4,6 +4,8 @@
 #include <numeric>
 #include <unordered_set>
 
+#include "partition/adjacency.hpp"
+
 namespace distspmv::partition {
 
 std::vector<int> partition_block(const std::vector<offset_type>& row_ptr, int parts) {
@@ -47,18 +49,7 @@ graph symmetrised_graph(const csr_matrix<V, I>& a) {
       g.adjncy[fill[r]++] = c;
       g.adjncy[fill[c]++] = r;
     }
-  // Sort and drop the duplicates of symmetric entries, compacting in place.
-  offset_type out = 0;
-  for (global_index_type r = 0; r < a.rows; ++r) {
-    const auto first = g.adjncy.begin() + g.xadj[r], last = g.adjncy.begin() + g.xadj[r + 1];
-    std::sort(first, last);
-    const auto end = std::unique(first, last);
-    const offset_type begin_out = out;
-    for (auto it = first; it != end; ++it) g.adjncy[out++] = *it;
-    g.xadj[r] = begin_out;
-  }
-  g.xadj[a.rows] = out;
-  g.adjncy.resize(out);
+  detail::sort_unique_neighbours(g.xadj, g.adjncy);  // an entry and its transpose both present
   g.weight.resize(a.rows);
   for (global_index_type r = 0; r < a.rows; ++r) g.weight[r] = a.row_ptr[r + 1] - a.row_ptr[r];
   return g;

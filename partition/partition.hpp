@@ -8,7 +8,13 @@
 // 32-bit indices: the symmetrised graph must have fewer than 2^31 rows and directed edges
 // (about 1e9 undirected edges, roughly 25 GB of graph in memory on the rank that partitions);
 // beyond that, partition_metis throws and the caller must fall back to the block partitioner.
+//
+// PT-Scotch: k-way (SCOTCH_dgraphPart) on the same graph, built distributed: each rank holds its
+// own rows' adjacency only (O(local edges) memory), never the whole graph, with 64-bit ids (the
+// scotch-int64 build). For graphs no rank can hold. partition/README.md compares the three.
 #pragma once
+
+#include <mpi.h>
 
 #include <cstdint>
 #include <string>
@@ -35,6 +41,17 @@ graph symmetrised_graph(const csr_matrix<V, I>& a);
 /// METIS k-way; `parts` == 1 returns all zeros without calling METIS (which fails on one part).
 /// Throws not_compiled in a build without METIS and bad_input when the graph is too large.
 std::vector<int> partition_metis(const graph& g, int parts, int seed = 1);
+
+/// PT-Scotch k-way over the ranks of `comm`, collective. Each rank passes its rows
+/// [first_row, first_row + rows.rows) of a square matrix of `global_rows` rows, with global column
+/// ids (ranges in rank order, covering [0, global_rows)); returns the parts of this rank's rows.
+/// The graph is A + A^T without the diagonal, vertex weights = row nonzeros (as for METIS), built
+/// with one MPI_Alltoallv. Deterministic for a given seed, rank count and input. `parts` == 1
+/// returns zeros without calling PT-Scotch. Throws not_compiled in a build without PT-Scotch, an
+/// error naming the SCOTCH_* call that failed (the same on every rank), bad_input for a
+/// rectangular matrix or ranges that do not tile [0, global_rows).
+std::vector<int> partition_ptscotch(MPI_Comm comm, global_index_type first_row, const csr_matrix<double>& rows,
+                                    global_index_type global_rows, int parts, int seed = 1);
 
 /// What a partition costs the SpMV.
 struct partition_quality {

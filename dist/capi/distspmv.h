@@ -9,14 +9,14 @@
  * Collective calls (create, apply, to/from_partitioned, update_values, destroy) must be made by
  * every rank of the matrix's communicator, as with MPI. A problem found in the arguments of a
  * create call (a NULL array, an unknown enum value) is agreed between the ranks first, so every
- * rank returns the same code (a CUDA backend, device memory or METIS asked of a build without
- * them is DISTSPMV_ERROR_NOT_COMPILED, found there too); bad matrix contents (a column id out of
+ * rank returns the same code (a CUDA backend, device memory, METIS or PT-Scotch asked of a build
+ * without them is DISTSPMV_ERROR_NOT_COMPILED, found there too); bad matrix contents (a column id out of
  * range, unsorted columns) likewise give DISTSPMV_ERROR_BAD_INPUT on every rank. The other collective calls check their
  * arguments locally and return before communicating: pass the same kind of arguments on every
  * rank, or the ranks that passed good ones wait for the others.
  *
  * Two row layouts exist (see distributed_matrix.hpp): the caller's (the rows each rank passed
- * in) and the partitioned one (after METIS or the block partitioner). distspmv_apply works in the
+ * in) and the partitioned one (after METIS, PT-Scotch or the block partitioner). distspmv_apply works in the
  * partitioned layout; distspmv_to_partitioned / distspmv_from_partitioned move vectors.
  *
  *   distspmv_options opts;
@@ -53,7 +53,7 @@ enum {
   DISTSPMV_ERROR_BAD_INPUT = 2,        /* matrix file, generator spec or CSR contents are wrong  */
   DISTSPMV_ERROR_MPI = 3,              /* an MPI call failed                                     */
   DISTSPMV_ERROR_CUDA = 4,             /* a CUDA, cuSPARSE or NCCL call failed                   */
-  DISTSPMV_ERROR_NOT_COMPILED = 5,     /* the build lacks the backend asked for (CUDA, METIS)    */
+  DISTSPMV_ERROR_NOT_COMPILED = 5,     /* the build lacks what was asked for (CUDA, METIS, PT-Scotch) */
   DISTSPMV_ERROR_INTERNAL = 6          /* out of memory or an unexpected failure                 */
 };
 
@@ -64,10 +64,12 @@ typedef enum distspmv_memory_space {
 } distspmv_memory_space;
 
 typedef enum distspmv_partitioner {
-  DISTSPMV_PARTITION_METIS = 0, /* METIS k-way on the symmetrised pattern: rows are renumbered */
-  DISTSPMV_PARTITION_BLOCK = 1, /* contiguous blocks: the rows each rank passed stay there        */
-  DISTSPMV_PARTITION_AUTO = 2   /* block where its halo is small next to the local product, else METIS
-                                   (the default) */
+  DISTSPMV_PARTITION_METIS = 0,   /* METIS k-way on the symmetrised pattern, on one rank: rows are renumbered */
+  DISTSPMV_PARTITION_BLOCK = 1,   /* contiguous blocks: the rows each rank passed stay there        */
+  DISTSPMV_PARTITION_AUTO = 2,    /* block where its halo is small next to the local product, else METIS,
+                                     or PT-Scotch past METIS's size (the default) */
+  DISTSPMV_PARTITION_PTSCOTCH = 3 /* PT-Scotch k-way on the distributed pattern, over all ranks: for
+                                     graphs no rank can hold; rows are renumbered */
 } distspmv_partitioner;
 
 typedef enum distspmv_backend {
@@ -89,7 +91,7 @@ typedef struct distspmv_options {
   distspmv_partitioner partitioner;
   distspmv_backend backend;
   distspmv_transport transport;
-  int metis_seed;
+  int metis_seed;                 /* seed of METIS and PT-Scotch */
   const char* h5_group;           /* create_source: HDF5 group; NULL or "" finds it */
   uint64_t generator_seed;        /* create_source: seed of the random generators */
   int allow_nonfinite;            /* nonzero: accept NaN and Inf values */

@@ -174,6 +174,7 @@ local_problem convert_options(const distspmv_options* in, distspmv::matrix_optio
     case DISTSPMV_PARTITION_METIS: out.partition = distspmv::partitioner::metis; break;
     case DISTSPMV_PARTITION_BLOCK: out.partition = distspmv::partitioner::block; break;
     case DISTSPMV_PARTITION_AUTO: out.partition = distspmv::partitioner::automatic; break;
+    case DISTSPMV_PARTITION_PTSCOTCH: out.partition = distspmv::partitioner::ptscotch; break;
     default: return invalid("opts->partitioner = " + std::to_string(static_cast<int>(o.partitioner)) + " is not a distspmv_partitioner");
   }
   switch (o.backend) {
@@ -202,6 +203,10 @@ local_problem convert_options(const distspmv_options* in, distspmv::matrix_optio
     return {DISTSPMV_ERROR_NOT_COMPILED,
             "opts->partitioner is DISTSPMV_PARTITION_METIS but distspmv was built without METIS (install METIS "
             "and reconfigure, or use DISTSPMV_PARTITION_BLOCK)"};
+  if (!DISTSPMV_HAVE_PTSCOTCH && out.partition == distspmv::partitioner::ptscotch)
+    return {DISTSPMV_ERROR_NOT_COMPILED,
+            "opts->partitioner is DISTSPMV_PARTITION_PTSCOTCH but distspmv was built without PT-Scotch (install "
+            "libptscotch-dev and reconfigure, or use DISTSPMV_PARTITION_METIS or DISTSPMV_PARTITION_BLOCK)"};
   return {};
 }
 

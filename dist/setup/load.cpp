@@ -3,6 +3,7 @@
 #include "dist/setup/mpi_util.hpp"
 #include "io/generators.hpp"
 #include "io/hdf5_io.hpp"
+#include "io/petsc_binary.hpp"
 #include "io/row_split.hpp"
 
 namespace distspmv::dist {
@@ -32,6 +33,9 @@ std::vector<global_index_type> source_row_ranges(MPI_Comm comm, const std::strin
         b = boundaries(io::split_rows_by_nnz(io::read_hdf5_row_ptr(source, h5), p));
         break;
       }
+      case io::source_format::petsc_binary:
+        b = boundaries(io::split_rows_by_nnz(io::read_petsc_row_ptr(source), p));
+        break;
       case io::source_format::matrix_market:
         b = boundaries(io::split_rows_evenly(io::describe_source(source, options).rows, p));
         break;

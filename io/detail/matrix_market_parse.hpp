@@ -1,8 +1,10 @@
 // Internal pieces of the Matrix Market reader and writer (io/ and its tests and fuzzer only).
 //
-// read_matrix_market() is "load the file's bytes, parse them"; the parse half works on a buffer
-// in memory so that the fuzzer (tests/fuzz/) can drive exactly the code a file read runs,
-// gzip detection included, without touching the disk.
+// read_matrix_market() streams the file through the parser: the text (inflated on the fly for
+// gzip) is parsed a window of whole lines at a time, so that only the triplets grow with the
+// file. The same parse runs on bytes in memory so that the fuzzer (tests/fuzz/) can drive
+// exactly the code a file read runs, gzip detection and the window boundaries included,
+// without touching the disk.
 #pragma once
 
 #include <sys/mman.h>
@@ -104,19 +106,26 @@ bool is_gzip(const char* bytes, std::size_t size) noexcept;
 /// for truncated or corrupt data.
 byte_buffer gunzip(const char* bytes, std::size_t size, const std::string& source);
 
-/// Limits for callers that must bound memory (the fuzzer): a size line asking for more rows
-/// than `max_rows` is rejected as bad_input before the row pointers are allocated.
+/// Bounds of the parse. A size line asking for more rows than `max_rows` is rejected as
+/// bad_input before the row pointers are allocated (the fuzzer sets it). The text is parsed in
+/// windows of about `window_bytes`; a line may be at most `max_line_bytes` long (leading blanks
+/// aside), except comment lines, which are skipped without being stored and may be any length:
+/// a longer line is bad_input naming it. The text then costs window + max_line bytes (5 MiB)
+/// whatever the file. Tests and the fuzzer shrink both to reach the windows' edges.
 struct mm_parse_limits {
   global_index_type max_rows = std::numeric_limits<global_index_type>::max();
+  std::size_t window_bytes = std::size_t{4} << 20;
+  std::size_t max_line_bytes = std::size_t{1} << 20;
 };
 
-/// Parses a whole file's bytes (plain text, or gzip told by the magic bytes). `source` names
-/// the input in error messages. Throws bad_input only (std::bad_alloc aside).
+/// Parses a whole file's bytes (plain text, or gzip told by the magic bytes), streaming them
+/// through the same bounded windows as a file read. `source` names the input in error
+/// messages. Throws bad_input only (std::bad_alloc aside).
 csr_matrix<double> parse_matrix_market(const char* bytes, std::size_t size, const std::string& source,
                                        const mm_read_options& options, mm_header* header = nullptr,
                                        const mm_parse_limits& limits = {});
 
-/// Same, on a buffer the caller gives up (saves a copy: the parser needs one spare byte).
+/// Same, on a buffer the caller gives up (freed before the CSR is built).
 csr_matrix<double> parse_matrix_market(byte_buffer&& bytes, const std::string& source,
                                        const mm_read_options& options, mm_header* header = nullptr,
                                        const mm_parse_limits& limits = {});

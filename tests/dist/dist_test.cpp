@@ -1,5 +1,5 @@
 // The distributed matrix against a serial reference, at whatever number of ranks ctest starts
-// (1 to 4): generated and real matrices, both partitioners, alpha and beta != 0, ranks that own
+// (1 to 4): generated and real matrices, every partitioner, alpha and beta != 0, ranks that own
 // no rows, empty rows and columns, a dense row, update_values, layout moves, and bad input that
 // must fail on every rank.
 #include <gtest/gtest.h>
@@ -87,6 +87,7 @@ distributed_matrix<double> from_whole(const csr_matrix<double>& a, const matrix_
 std::vector<partitioner> partitioners() {
   std::vector<partitioner> p{partitioner::block};
   if (DISTSPMV_HAVE_METIS) p.push_back(partitioner::metis);
+  if (DISTSPMV_HAVE_PTSCOTCH) p.push_back(partitioner::ptscotch);
   return p;
 }
 

@@ -702,7 +702,9 @@ void expect_rhs_and_output_in_original_order(const std::string& rhs_kind, const 
       write_h5_dataset(o.rhs, "b", b);
     } else {
       std::ofstream f(o.rhs);
-      f << "%%MatrixMarket matrix array real general\n% a comment\n" << n << " 1\n";
+      // A comment line past the 1 MiB line bound is skipped, not refused.
+      f << "%%MatrixMarket matrix array real general\n% a comment\n%" << std::string(3 << 20, 'c') << "\n"
+        << n << " 1\n";
       f.precision(17);
       for (double x : b) f << x << "\n";
     }
@@ -742,6 +744,15 @@ TEST(SolveCommand, BadRhsFailsOnEveryRank) {
   o.rhs = dir / "missing.h5";
   EXPECT_TRUE(throws_everywhere([&] { app::run_solve(o); }, &message));
   EXPECT_NE(message.find("missing.h5"), std::string::npos) << message;
+
+  o.rhs = dir / "long_line.mtx";
+  if (world_rank() == 0)
+    std::ofstream(o.rhs) << "%%MatrixMarket matrix array real general\n125 1\n1\n" << std::string(2 << 20, '2') << "\n";
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_TRUE(throws_everywhere([&] { app::run_solve(o); }, &message));
+  EXPECT_NE(message.find("long_line.mtx: line 4: line is longer than this reader's limit of 1048576 bytes"),
+            std::string::npos)
+      << message;
 }
 
 // ---- MPI-aware GoogleTest main -----------------------------------------------------------------

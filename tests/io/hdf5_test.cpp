@@ -22,6 +22,7 @@
 #include "common/errors.hpp"
 #include "distspmv/config.hpp"
 #include "io/detail/hdf5_handle.hpp"
+#include "tests/support/file_test.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace distspmv::io {
@@ -180,29 +181,11 @@ void write_parts(const std::string& path, const native_parts& p) {
 
 // ---- fixture ---------------------------------------------------------------------------------
 
-class Hdf5Test : public ::testing::Test {
- protected:
-  void SetUp() override { dir_ = test::make_temp_dir("dspmv-hdf5"); }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string file(const std::string& name) const { return (fs::path(dir_) / name).string(); }
+using test::expect_bad_input;
 
-  /// Asserts that `read` throws bad_input naming `path` and every one of `needles`.
-  template <typename F>
-  void expect_bad_input(F&& read, const std::string& path, const std::vector<std::string>& needles) {
-    try {
-      read();
-      ADD_FAILURE() << "no bad_input for " << path;
-    } catch (const bad_input& e) {
-      const std::string message = e.what();
-      EXPECT_NE(message.find(path), std::string::npos) << message;
-      for (const auto& n : needles) EXPECT_NE(message.find(n), std::string::npos) << "missing '" << n << "' in: " << message;
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << "expected bad_input, got: " << e.what();
-    }
-  }
+class Hdf5Test : public test::temp_dir_test {
+ protected:
+  Hdf5Test() : temp_dir_test("dspmv-hdf5") {}
 
   /// A native file with one defect must fail read_hdf5 (and, where it is a whole-file defect,
   /// read_hdf5_info) naming the file and `needles`.
@@ -215,7 +198,6 @@ class Hdf5Test : public ::testing::Test {
     if (info_too) expect_bad_input([&] { read_hdf5_info(path); }, path, needles);
   }
 
-  std::string dir_;
 };
 
 // ---- round trips -----------------------------------------------------------------------------

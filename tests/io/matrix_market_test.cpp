@@ -1,19 +1,26 @@
 // Matrix Market reader and writer: exact CSR for tiny inline matrices, every bad input named
-// with file, line and problem, exact round trips, the checked-in data, the fuzz regressions and
-// the shared real matrices.
+// with file, line and problem, bounded lines (the same result wherever the parse windows fall,
+// a huge comment line read with flat memory), exact round trips, the checked-in data, the fuzz
+// regressions and the shared real matrices.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -503,6 +510,179 @@ TEST(MatrixMarketBadInputFiles, SizeLineBeyondTheRowLimitIsRejectedBeforeAllocat
   detail::mm_parse_limits limits;
   limits.max_rows = 1 << 20;
   EXPECT_THROW(detail::parse_matrix_market(text.data(), text.size(), "mem", {}, nullptr, limits), bad_input);
+}
+
+// ---- bounded lines: memory stays flat whatever the file ---------------------------------------
+
+/// Parses `text` from memory with the given window and line bound; "OK" or the message.
+std::string parse_outcome(const std::string& text, std::size_t window, std::size_t max_line, matrix* out = nullptr) {
+  detail::mm_parse_limits limits;
+  limits.window_bytes = window;
+  limits.max_line_bytes = max_line;
+  try {
+    matrix a = detail::parse_matrix_market(text.data(), text.size(), "mem", {}, nullptr, limits);
+    if (out) *out = std::move(a);
+    return "OK";
+  } catch (const bad_input& e) {
+    return e.what();
+  }
+}
+
+/// Valid and invalid texts with comment lines and leading blanks longer than a small bound.
+std::vector<std::string> window_edge_texts() {
+  const std::string long_comment = "%" + std::string(300, 'c') + "\n";
+  const std::string long_blanks(200, ' ');
+  std::vector<std::string> texts = {
+      banner + long_comment + "3 3 3\n1 1 1\n" + long_comment + long_blanks + "2 2 2.5\n  " + long_comment +
+          "3 1 -4e-3\n" + long_comment,
+      banner + long_blanks + "\t" + long_comment + long_blanks + "\n 2 2 1\n" + long_blanks + "2 1 7",
+      "%%MatrixMarket matrix coordinate integer symmetric\n" + long_comment + "2 2 2\n1 1 3\n2 1 -4\n%" +
+          std::string(1000, '%'),
+      "%%MatrixMarket matrix coordinate pattern general\r\n" + long_blanks + long_comment + "2 3 2\r\n1 3\r\n2 1\r\n",
+      banner + "2 2 1\n" + long_comment + "1 1 1\n" + long_comment + "2 2 2\n",  // more entries
+      banner + long_comment + "2 2 1\n1 x 1\n",                                     // a bad index
+      banner + long_comment + long_blanks,                                         // no size line
+      banner + "2 2 2\n1 1 1\n" + long_comment,                                    // too few entries
+  };
+  for (const bad_case& c : bad_cases())
+    if (!c.gzip && c.text.find('\x1f') == std::string::npos) texts.push_back(c.text);
+  return texts;
+}
+
+TEST(MatrixMarketBoundedLines, EveryWindowSizeGivesTheSameMatrixOrTheSameMessage) {
+  // The window edges (the carried incomplete line, long comments cut to '%', long leading
+  // blanks dropped) must never show: 1-byte windows upwards, against one window for all.
+  for (const std::string& text : window_edge_texts()) {
+    matrix whole;
+    const std::string expected = parse_outcome(text, 1 << 20, 64, &whole);
+    for (std::size_t window = 1; window <= 70; ++window) {
+      matrix a;
+      ASSERT_EQ(parse_outcome(text, window, 64, &a), expected) << "window " << window << " text:\n" << text;
+      if (expected == "OK") expect_same(a, whole);
+    }
+  }
+  matrix a;
+  ASSERT_EQ(parse_outcome(window_edge_texts()[0], 1, 64, &a), "OK");
+  expect_same(a, make_csr(3, 3, {0, 1, 2, 3}, {0, 1, 0}, {1, 2.5, -4e-3}));
+  ASSERT_EQ(parse_outcome(window_edge_texts()[2], 1, 64, &a), "OK");
+  expect_same(a, make_csr(2, 2, {0, 2, 3}, {0, 1, 0}, {3, -4, -4}));
+}
+
+TEST(MatrixMarketBoundedLines, LinesPastTheBoundAreBadInputNamingTheLineWhereverTheWindowsFall) {
+  struct long_line {
+    std::string text;
+    std::string message;
+  };
+  const std::string long_value = std::string(100, '1');
+  const std::vector<long_line> cases = {
+      {banner + "3 3 2\n1 1 1\n% c\n2 2 " + long_value + "\n",
+       "mem: line 5: entry line is longer than this reader's limit of 64 bytes (only comment lines may be longer); "
+       "it starts '2'"},
+      {banner + "3 3 1\n   \t  1 1 1" + std::string(70, ' ') + "\n",
+       "mem: line 3: entry line is longer than this reader's limit of 64 bytes"},
+      {banner + "3 3 1\n1 1 1\n1" + std::string(70, ' ') + "2 2\n",  // and one entry too many
+       "mem: line 4: entry line is longer than this reader's limit of 64 bytes"},
+      {banner + "3 3 1\nx" + long_value + "\n", "mem: line 3: entry line is longer"},  // and not a number
+      {banner + "% c\n\n3 3 " + long_value + "\n",
+       "mem: line 4: size line is longer than this reader's limit of 64 bytes"},
+      {"%%MatrixMarket matrix coordinate real general" + std::string(30, ' ') + "\n1 1 0\n",
+       "mem: line 1: the banner line is longer than this reader's limit of 64 bytes"},
+      {"%%MatrixMarket matrix coordinate real general" + std::string(30, ' '),
+       "mem: line 1: the banner line is longer than this reader's limit of 64 bytes"},
+      {std::string(100, 'x') + "\n", "mem: line 1: not a Matrix Market file"},
+      {"garbage " + std::string(100, 'x'), "mem: line 1: not a Matrix Market file"},
+  };
+  for (const long_line& c : cases) {
+    const std::string whole = parse_outcome(c.text, 1 << 20, 64);
+    EXPECT_EQ(whole.rfind(c.message, 0), 0u) << whole;
+    for (std::size_t window = 1; window <= 130; ++window)
+      ASSERT_EQ(parse_outcome(c.text, window, 64), whole) << "window " << window;
+  }
+}
+
+TEST(MatrixMarketBoundedLines, DataLineLongerThanOneMebibyteInAFileIsBadInput) {
+  temp_dir dir;
+  const std::string text = banner + "3 3 2\n1 1 1\n2 2 " + std::string(3 << 20, '5') + "\n";
+  for (const std::string& path : {dir.write("long.mtx", text), dir.write_gz("long.mtx.gz", text)}) {
+    try {
+      read_matrix_market(path);
+      FAIL() << "no exception for " << path;
+    } catch (const bad_input& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(path + ": line 4: entry line is longer than this reader's limit of 1048576 "
+                                                   "bytes (only comment lines may be longer); it starts '2'",
+                                            0),
+                0u)
+          << e.what();
+    }
+  }
+}
+
+/// Peak RSS (ru_maxrss, KiB) growth of `work` run in a child process: the child's peak starts
+/// at what it inherits, so what the parent did before does not hide the growth. -1 when the
+/// work threw; `message` gets the exception's text.
+long child_peak_rss_growth_kib(const std::function<void()>& work, std::string& message) {
+  int fds[2];
+  if (::pipe(fds) != 0) return -2;
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    rusage before{}, after{};
+    ::getrusage(RUSAGE_SELF, &before);
+    std::string report;
+    try {
+      work();
+      ::getrusage(RUSAGE_SELF, &after);
+      report = std::to_string(after.ru_maxrss - before.ru_maxrss);
+    } catch (const std::exception& e) {
+      report = std::string("-1 ") + e.what();
+    }
+    const ssize_t put = ::write(fds[1], report.data(), report.size());
+    ::_exit(put == static_cast<ssize_t>(report.size()) ? 0 : 1);
+  }
+  ::close(fds[1]);
+  std::string report;
+  char buf[4096];
+  for (ssize_t got; (got = ::read(fds[0], buf, sizeof buf)) > 0;) report.append(buf, static_cast<std::size_t>(got));
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || report.empty()) return -2;
+  const long growth = std::stol(report);
+  if (growth < 0) message = report.substr(3);
+  return growth;
+}
+
+TEST(MatrixMarketBoundedLines, HugeCommentLineInGzipIsReadWithFlatMemory) {
+  // 320 MiB of one comment line (about 0.3 MB on disk): before, the whole text was held, and
+  // the peak grew by the text's size; now the comment is skipped unstored.
+  constexpr std::size_t comment_mib = 320;
+  temp_dir dir;
+  const std::string path = dir.file("huge_comment.mtx.gz");
+  {
+    gzFile gz = gzopen(path.c_str(), "wb1");
+    ASSERT_NE(gz, nullptr);
+    const std::string head = banner + "% " + std::string(1000, 'h') + "\n%";
+    gzwrite(gz, head.data(), static_cast<unsigned>(head.size()));
+    const std::string chunk(1 << 20, 'x');
+    for (std::size_t i = 0; i < comment_mib; ++i) gzwrite(gz, chunk.data(), static_cast<unsigned>(chunk.size()));
+    const std::string tail = "\n3 3 2\n1 1 1.5\n%" + chunk + "\n3 2 -2\n";
+    gzwrite(gz, tail.data(), static_cast<unsigned>(tail.size()));
+    ASSERT_EQ(gzclose(gz), Z_OK);
+  }
+  std::string message;
+  const long growth_kib = child_peak_rss_growth_kib(
+      [&] {
+        const mm_header h = read_matrix_market_header(path);
+        const matrix a = read_matrix_market(path);
+        if (h.rows != 3 || h.entries != 2) throw std::runtime_error("wrong header");
+        if (a.nnz() != 2 || a.values[0] != 1.5 || a.values[1] != -2) throw std::runtime_error("wrong matrix");
+      },
+      message);
+  ASSERT_GE(growth_kib, 0) << message;
+  RecordProperty("peak_rss_growth_kib", static_cast<int>(growth_kib));
+  std::printf("reading a %zu MiB comment line from %.2f MB of gzip: peak RSS grew by %.1f MiB\n", comment_mib,
+              static_cast<double>(fs::file_size(path)) / 1e6, static_cast<double>(growth_kib) / 1024.0);
+  EXPECT_LT(growth_kib, 64 * 1024);
 }
 
 // ---- writing ---------------------------------------------------------------------------------

@@ -11,6 +11,7 @@
 
 #include "io/generators.hpp"
 #include "io/hdf5_io.hpp"
+#include "tests/support/file_test.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace distspmv::io {
@@ -18,21 +19,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class MatrixSource : public ::testing::Test {
+class MatrixSource : public test::temp_dir_test {
  protected:
-  void SetUp() override { dir_ = test::make_temp_dir("matrix-source"); }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string path(const std::string& name) const { return (fs::path(dir_) / name).string(); }
+  MatrixSource() : temp_dir_test("matrix-source") {}
+  std::string path(const std::string& name) const { return file(name); }
   void write_text(const std::string& name, const std::string& text) const {
     std::ofstream(path(name), std::ios::binary) << text;
   }
   /// A small matrix with random values, empty-free rows and off-diagonal entries.
   static csr_matrix<double> sample() { return generate("gen:lognormal:60:1.5:0.7:5", 7); }
 
-  std::string dir_;
 };
 
 /// Runs `f`, expects bad_input, and returns its message ("" when nothing was thrown).
@@ -77,12 +73,14 @@ TEST_F(MatrixSource, BadGeneratorSpecsAreBadInput) {
 
 TEST_F(MatrixSource, WriteAndReadBackThroughEveryExtension) {
   const auto a = sample();
-  for (const std::string name : {"a.mtx", "a.mtx.gz", "a.h5", "a.hdf5"}) {
+  for (const std::string name : {"a.mtx", "a.mtx.gz", "a.h5", "a.hdf5", "a.petsc", "a.dat"}) {
     SCOPED_TRACE(name);
     const std::string file = path(name);
     write_matrix(file, a);
     const auto info = describe_source(file);
-    EXPECT_EQ(info.kind, contains(name, ".mtx") ? "matrix-market" : "hdf5");
+    EXPECT_EQ(info.kind, contains(name, ".mtx") ? "matrix-market"
+                         : contains(name, ".h") ? "hdf5"
+                                                : "petsc-binary");
     EXPECT_EQ(info.rows, a.rows);
     EXPECT_EQ(info.cols, a.cols);
     EXPECT_EQ(info.nnz, a.nnz());
@@ -149,6 +147,10 @@ TEST_F(MatrixSource, UnknownExtensionsAreSniffed) {
   fs::copy_file(path("a.mtx.gz"), path("packed.gz"));
   fs::copy_file(path("a.h5"), path("matrix.bin"));
   fs::copy_file(path("a.h5"), path("matrix"));
+  write_matrix(path("a.petsc"), a);
+  fs::copy_file(path("a.petsc"), path("petsc_matrix"));
+  EXPECT_EQ(describe_source(path("petsc_matrix")).kind, "petsc-binary");
+  EXPECT_EQ(read_matrix_rows(path("petsc_matrix"), {4, 9}), slice_rows(a, {4, 9}));
   EXPECT_EQ(describe_source(path("plain.data")).kind, "matrix-market");
   EXPECT_EQ(describe_source(path("packed.gz")).kind, "matrix-market");
   EXPECT_EQ(describe_source(path("matrix.bin")).kind, "hdf5");
@@ -197,7 +199,7 @@ TEST_F(MatrixSource, MissingFilesAndUnknownFormatsAreBadInput) {
   write_text("empty.bin", "");
   for (const std::string name : {"notes.txt", "empty.bin"}) {
     const std::string message = bad_input_message([&] { read_matrix(path(name)); });
-    EXPECT_TRUE(contains(message, "unknown matrix format, expected .mtx, .mtx.gz, .h5 or gen:KIND:ARGS")) << message;
+    EXPECT_TRUE(contains(message, "unknown matrix format, expected .mtx, .mtx.gz, .h5, a PETSc binary file or gen:KIND:ARGS")) << message;
     EXPECT_TRUE(contains(message, path(name))) << message;
   }
   EXPECT_THROW(describe_source(dir_), bad_input);  // a directory

@@ -1,0 +1,32 @@
+#include "dist/setup/auto_partition.hpp"
+
+#include <fmt/format.h>
+
+namespace distspmv::dist {
+
+// Thresholds: the halo moves at about a tenth of the local product's memory bandwidth (NCCL
+// 255 GB/s against 3-4 TB/s of HBM, DESIGN.md §5; staged MPI 3 GB/s against ~50 GB/s of host
+// memory), so 5% of the bytes takes about half the local product's time, which the overlap
+// (efficiency 0.9-0.96 measured) hides. Where it is small, a partitioner could only shrink a cost
+// the overlap already hides, at the price of its own run time and the caller's order (HDIA and
+// banded structure). Block's row ranges are balanced by nonzeros for files and by rows for
+// generators; an imbalance beyond 1.2 is worth a partitioner too. METIS gathers the graph on one
+// rank with 32-bit ids; past that PT-Scotch partitions it where it lies (partition/README.md).
+auto_partition_choice choose_partitioner(const auto_partition_figures& f) {
+  const std::string figures = fmt::format(
+      "auto: block partition: halo of x at most {:.2f}% of a rank's local SpMV bytes (limit {:.0f}%), nnz imbalance "
+      "{:.3f} (limit {:.1f})",
+      100 * f.block_halo_ratio, 100 * auto_max_halo_ratio, f.nnz_imbalance, auto_max_imbalance);
+  if (f.block_halo_ratio <= auto_max_halo_ratio && f.nnz_imbalance <= auto_max_imbalance)
+    return {partitioner::block, figures + ": the overlap hides the halo, block keeps the caller's order"};
+  const bool metis_fits = f.global_nnz <= metis_max_nnz;
+  if (f.have_metis && metis_fits) return {partitioner::metis, figures + ": METIS may cut the halo"};
+  const std::string why_not_metis =
+      !metis_fits ? fmt::format("the graph ({} nonzeros) is too large for METIS on one rank (limit 2^30)", f.global_nnz)
+                  : std::string("METIS is not in this build");
+  if (f.have_ptscotch)
+    return {partitioner::ptscotch, figures + "; " + why_not_metis + ", so PT-Scotch partitions it over the ranks"};
+  return {partitioner::block, figures + "; " + why_not_metis + " and PT-Scotch is not in this build, so block stays"};
+}
+
+}  // namespace distspmv::dist

@@ -1,0 +1,40 @@
+// `--partition auto` (issue 15): which partitioner a run keeps or re-runs with, from the figures
+// of the block partition it set up first. A pure function of those figures, so that the rule is
+// tested on the CPU at sizes no test machine could set up (tests/dist/auto_partition_test.cpp).
+#pragma once
+
+#include <string>
+
+#include "common/types.hpp"
+#include "dist/distributed_matrix.hpp"
+
+namespace distspmv::dist {
+
+/// What the rule looks at.
+struct auto_partition_figures {
+  double block_halo_ratio = 0;  ///< block partition: max over ranks of halo bytes / local SpMV bytes
+  double nnz_imbalance = 1.0;   ///< block partition: max nnz / mean nnz
+  offset_type global_nnz = 0;   ///< nonzeros of the matrix
+  bool have_metis = false;      ///< the build has METIS (DISTSPMV_HAVE_METIS)
+  bool have_ptscotch = false;   ///< the build has PT-Scotch (DISTSPMV_HAVE_PTSCOTCH)
+};
+
+/// The choice: block (keep the setup as it is), metis or ptscotch, and why with the figures.
+struct auto_partition_choice {
+  partitioner method = partitioner::block;
+  std::string reason;  ///< "auto: <figures>: <why>", for partition_summary::reason
+};
+
+/// Block stays where its halo is at most this fraction of a rank's local SpMV bytes ...
+inline constexpr double auto_max_halo_ratio = 0.05;
+/// ... and its nnz imbalance at most this.
+inline constexpr double auto_max_imbalance = 1.2;
+/// Largest matrix METIS partitions on one rank: its symmetrised graph (at most twice the
+/// nonzeros in arcs) must stay below the 2^31 of Debian's 32-bit idx_t.
+inline constexpr offset_type metis_max_nnz = offset_type{1} << 30;
+
+/// Block where the overlap hides its halo; else METIS up to metis_max_nnz nonzeros; else (or
+/// without METIS) PT-Scotch; block when the build has neither partitioner.
+auto_partition_choice choose_partitioner(const auto_partition_figures& f);
+
+}  // namespace distspmv::dist

@@ -1,0 +1,66 @@
+// The rule of `--partition auto` (dist/setup/auto_partition.hpp) on figures alone, including sizes
+// past METIS's limit that no test machine could set up.
+#include <gtest/gtest.h>
+
+#include "dist/setup/auto_partition.hpp"
+
+namespace distspmv::dist {
+namespace {
+
+auto_partition_figures figures(double halo_ratio, double imbalance, offset_type nnz, bool metis = true,
+                               bool ptscotch = true) {
+  auto_partition_figures f;
+  f.block_halo_ratio = halo_ratio;
+  f.nnz_imbalance = imbalance;
+  f.global_nnz = nnz;
+  f.have_metis = metis;
+  f.have_ptscotch = ptscotch;
+  return f;
+}
+
+bool says(const auto_partition_choice& c, const std::string& text) { return c.reason.find(text) != std::string::npos; }
+
+constexpr offset_type small = 1000000, huge = offset_type{3} << 30;
+
+TEST(AutoPartition, BlockStaysWhereTheOverlapHidesItsHalo) {
+  for (offset_type nnz : {small, huge}) {
+    const auto c = choose_partitioner(figures(0.01, 1.05, nnz));
+    EXPECT_EQ(c.method, partitioner::block);
+    EXPECT_TRUE(says(c, "the overlap hides the halo")) << c.reason;
+    EXPECT_TRUE(says(c, "1.00% of a rank's local SpMV bytes")) << c.reason;
+  }
+  EXPECT_EQ(choose_partitioner(figures(auto_max_halo_ratio, auto_max_imbalance, small)).method, partitioner::block);
+}
+
+TEST(AutoPartition, MetisBelowItsLimitWhereBlockCostsTooMuch) {
+  EXPECT_EQ(choose_partitioner(figures(0.20, 1.0, small)).method, partitioner::metis);
+  EXPECT_EQ(choose_partitioner(figures(0.01, 1.5, small)).method, partitioner::metis);  // imbalance alone
+  const auto c = choose_partitioner(figures(0.20, 1.0, metis_max_nnz));
+  EXPECT_EQ(c.method, partitioner::metis);
+  EXPECT_TRUE(says(c, "METIS may cut the halo")) << c.reason;
+  EXPECT_TRUE(says(c, "20.00%")) << c.reason;
+}
+
+TEST(AutoPartition, PtScotchPastMetisLimit) {
+  const auto c = choose_partitioner(figures(0.20, 1.0, metis_max_nnz + 1));
+  EXPECT_EQ(c.method, partitioner::ptscotch);
+  EXPECT_TRUE(says(c, "too large for METIS on one rank")) << c.reason;
+  EXPECT_TRUE(says(c, "PT-Scotch partitions it over the ranks")) << c.reason;
+  EXPECT_TRUE(says(c, std::to_string(metis_max_nnz + 1))) << c.reason;
+  EXPECT_EQ(choose_partitioner(figures(0.20, 1.0, huge, false, true)).method, partitioner::ptscotch);
+}
+
+TEST(AutoPartition, WhatTheBuildLacks) {
+  auto c = choose_partitioner(figures(0.20, 1.0, small, false, true));
+  EXPECT_EQ(c.method, partitioner::ptscotch);
+  EXPECT_TRUE(says(c, "METIS is not in this build")) << c.reason;
+  c = choose_partitioner(figures(0.20, 1.0, huge, true, false));
+  EXPECT_EQ(c.method, partitioner::block);
+  EXPECT_TRUE(says(c, "PT-Scotch is not in this build, so block stays")) << c.reason;
+  c = choose_partitioner(figures(0.20, 1.0, small, false, false));
+  EXPECT_EQ(c.method, partitioner::block);
+  EXPECT_TRUE(says(c, "METIS is not in this build and PT-Scotch is not in this build")) << c.reason;
+}
+
+}  // namespace
+}  // namespace distspmv::dist
