@@ -72,7 +72,7 @@ int main_body(int argc, char** argv, int rank, int ranks) {
 
   app::run_options run;
   cli.add_option("matrix", run.source,
-                 "A.h5, A.mtx, A.mtx.gz, or a generator: gen:poisson3d:N, gen:stencil27:N, gen:rmat:SCALE:EF, "
+                 "A.h5, A.mtx, A.mtx.gz, A.petsc (PETSc binary), or a generator: gen:poisson3d:N, gen:stencil27:N, gen:rmat:SCALE:EF, "
                  "gen:lognormal:ROWS:MU:SIGMA:BAND")
       ->capture_default_str();
   cli.add_option("--format,-f", run.format, format_help())->capture_default_str();
@@ -109,7 +109,7 @@ int main_body(int argc, char** argv, int rank, int ranks) {
   bool conv_nonfinite = false;
   std::uint64_t conv_seed = 1;
   convert->add_option("input", conv_in, "matrix file or generator")->required();
-  convert->add_option("output", conv_out, "output file: .mtx, .mtx.gz, .h5 or .hdf5")->required();
+  convert->add_option("output", conv_out, "output file: .mtx, .mtx.gz, .h5, .hdf5, .petsc or .dat (PETSc binary)")->required();
   convert->add_flag("--allow-nonfinite", conv_nonfinite, "accept NaN and Inf values");
   convert->add_option("--seed", conv_seed, "generator seed")->capture_default_str();
 
