@@ -260,6 +260,7 @@ void distributed_matrix<V>::impl::setup_in_place(const std::vector<global_index_
     diagonal = std::move(s.diagonal);
     take_halo(std::move(s));
     build_local_on_gpu(std::move(s.a_local));
+    s.a_local = {};  // handed to the operator; the kept map uses kept_rows and kept_local_nnz
     if (options.keep_for_update) split = std::make_unique<gpu_split<V>>(std::move(s));
   } else {
     host_split<V> s;

@@ -52,6 +52,16 @@ device_csr<ValueType> upload_csr(const csr_matrix<ValueType, index_type>& a);
 template <typename ValueType>
 csr_matrix<ValueType, index_type> download_csr(const device_csr_view<ValueType>& a);
 
+/// What validate_csr reports for the first bad entry of a device CSR that a GPU builder found:
+/// column `col` of row `row` out of [0, cols), else the row's columns not sorted and unique.
+[[noreturn]] inline void throw_bad_entry(const std::string& source, index_type col, global_index_type row,
+                                         global_index_type cols) {
+  if (col < 0 || col >= cols)
+    DSPMV_BAD_INPUT(source, "indices", "column index " + std::to_string(col) + " of row " + std::to_string(row) +
+                                           " out of range [0, " + std::to_string(cols) + ")");
+  DSPMV_BAD_INPUT(source, "indices", "columns of row " + std::to_string(row) + " are not sorted and unique");
+}
+
 /// Downloads `n` entries of a device array (tests, small per-row plans). Synchronous.
 template <typename T>
 std::vector<T> download_array(const T* device, std::size_t n) {

@@ -199,10 +199,7 @@ void validate(const device_csr_view<V>& a, const char* source) {
   DSPMV_CUDA_CHECK_LAUNCH(nullptr);
   const global_index_type r = download_array(row, 1)[0];
   const index_type c = download_array(a.col_idx + k, 1)[0];
-  if (c < 0 || c >= a.cols)
-    DSPMV_BAD_INPUT(source, "indices", "column index " + to_string(c) + " of row " + to_string(r) +
-                                           " out of range [0, " + to_string(a.cols) + ")");
-  DSPMV_BAD_INPUT(source, "indices", "columns of row " + to_string(r) + " are not sorted and unique");
+  throw_bad_entry(source, c, r, a.cols);
 }
 
 void sort_rows_by_length(const offset_type* row_ptr, global_index_type rows, global_index_type window,
@@ -244,16 +241,21 @@ offset_type group_offsets(const row_groups& g, offset_type* offsets, device_stor
 }
 
 template <typename V>
-void fill_slabs(const device_csr_view<V>& a, const slab_layout& layout, index_type* col_idx, V* values) {
-  if (layout.entries == 0) return;
+slab_arrays<V> fill_slabs(const device_csr_view<V>& a, const slab_layout& layout, device_storage& storage) {
+  const auto n = static_cast<std::size_t>(layout.entries);
+  slab_arrays<V> out;
+  out.col_idx = static_cast<index_type*>(storage.allocate_bytes(n * sizeof(index_type)));
+  out.values = static_cast<V*>(storage.allocate_bytes(n * sizeof(V)));
+  if (n == 0) return out;
   fill_slabs_kernel<V><<<grid_for(layout.entries), block, 0, nullptr>>>(a.row_ptr, a.col_idx, a.values, layout,
-                                                                         col_idx, values);
+                                                                         out.col_idx, out.values);
   DSPMV_CUDA_CHECK_LAUNCH(nullptr);
+  return out;
 }
 
 template void validate(const device_csr_view<float>&, const char*);
 template void validate(const device_csr_view<double>&, const char*);
-template void fill_slabs(const device_csr_view<float>&, const slab_layout&, index_type*, float*);
-template void fill_slabs(const device_csr_view<double>&, const slab_layout&, index_type*, double*);
+template slab_arrays<float> fill_slabs(const device_csr_view<float>&, const slab_layout&, device_storage&);
+template slab_arrays<double> fill_slabs(const device_csr_view<double>&, const slab_layout&, device_storage&);
 
 }  // namespace distspmv::ell_family

@@ -69,9 +69,16 @@ struct slab_layout {
   bool sentinel_last_column = false;
 };
 
-/// Writes every one of the layout's `entries` slots of col_idx and values.
+/// A format's padded column and value arrays, `entries` slots each.
 template <typename ValueType>
-void fill_slabs(const device_csr_view<ValueType>& a, const slab_layout& layout, index_type* col_idx,
-                ValueType* values);
+struct slab_arrays {
+  index_type* col_idx = nullptr;
+  ValueType* values = nullptr;
+};
+
+/// Allocates the layout's `entries` slots of columns and values in `storage` and writes every one.
+template <typename ValueType>
+slab_arrays<ValueType> fill_slabs(const device_csr_view<ValueType>& a, const slab_layout& layout,
+                                  device_storage& storage);
 
 }  // namespace distspmv::ell_family

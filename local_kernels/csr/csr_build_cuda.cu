@@ -80,9 +80,7 @@ void check_columns(const device_csr_view<V>& a, const std::vector<offset_type>& 
   const index_type c = download_array(a.col_idx + k, 1)[0];
   // Row r holds nonzero k where row_ptr[r] <= k < row_ptr[r + 1]: the rows ending by k.
   const auto r = std::upper_bound(row_ptr.begin() + 1, row_ptr.end(), k) - (row_ptr.begin() + 1);
-  DSPMV_BAD_INPUT("csr::build_cuda", "indices",
-                  "column index " + std::to_string(c) + " of row " + std::to_string(r) + " out of range [0, " +
-                      std::to_string(a.cols) + ")");
+  throw_bad_entry("csr::build_cuda", c, r, a.cols);
 }
 
 /// mean_gather_span of `blocks` (row boundaries): each block's smallest and largest column by

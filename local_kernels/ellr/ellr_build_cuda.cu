@@ -92,8 +92,6 @@ device_built<ellr_view<V>> build_cuda(device_csr<V>&& a, const ellr_params& para
   v.threads_per_row = t;
   v.stripe = stripe;
   auto* row_length = static_cast<index_type*>(built.storage.allocate_bytes(d.rows * sizeof(index_type)));
-  auto* col_idx = static_cast<index_type*>(built.storage.allocate_bytes(entries * sizeof(index_type)));
-  auto* values = static_cast<V*>(built.storage.allocate_bytes(entries * sizeof(V)));
   ell_family::stored_row_lengths(d.row_ptr, nullptr, d.rows, width, row_length);
   ell_family::slab_layout ell;
   ell.rows = d.rows;
@@ -103,10 +101,10 @@ device_built<ellr_view<V>> build_cuda(device_csr<V>&& a, const ellr_params& para
   ell.entries = entries;
   ell.row_length = row_length;
   ell.sentinel_last_column = true;
-  ell_family::fill_slabs(d, ell, col_idx, values);
+  const auto slabs = ell_family::fill_slabs(d, ell, built.storage);
   v.row_length = row_length;
-  v.col_idx = col_idx;
-  v.values = values;
+  v.col_idx = slabs.col_idx;
+  v.values = slabs.values;
 
   // The tail: rows longer than K, ascending, with their entries past K.
   offset_type tail_nnz = 0;
@@ -128,8 +126,6 @@ device_built<ellr_view<V>> build_cuda(device_csr<V>&& a, const ellr_params& para
     tail_scatter_kernel<<<static_cast<unsigned>((d.rows + block) / block), block, 0, nullptr>>>(ranks, starts, d.rows,
                                                                                               tail_rows, tail_ptr);
     DSPMV_CUDA_CHECK_LAUNCH(nullptr);
-    auto* tail_col_idx = static_cast<index_type*>(built.storage.allocate_bytes(tail_nnz * sizeof(index_type)));
-    auto* tail_values = static_cast<V*>(built.storage.allocate_bytes(tail_nnz * sizeof(V)));
     ell_family::slab_layout tail;  // one slab of one row per tail row, all data, from entry K on
     tail.rows = v.n_tail;
     tail.slab_rows = 1;
@@ -138,10 +134,10 @@ device_built<ellr_view<V>> build_cuda(device_csr<V>&& a, const ellr_params& para
     tail.entries = tail_nnz;
     tail.perm = tail_rows;
     tail.first_entry = width;
-    ell_family::fill_slabs(d, tail, tail_col_idx, tail_values);
+    const auto tail_slabs = ell_family::fill_slabs(d, tail, built.storage);
     v.tail_rows = tail_rows;
-    v.tail_col_idx = tail_col_idx;
-    v.tail_values = tail_values;
+    v.tail_col_idx = tail_slabs.col_idx;
+    v.tail_values = tail_slabs.values;
   }
   v.tail_ptr = tail_ptr;
 

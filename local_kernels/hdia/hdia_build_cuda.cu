@@ -311,11 +311,7 @@ void check_structure(const device_csr_view<V>& a, global_index_type H, const std
   const global_index_type r =
       lo + (std::upper_bound(hack_rows.begin() + 1, hack_rows.end(), k) - (hack_rows.begin() + 1));
   const index_type c = download_array(a.col_idx + k, 1)[0];
-  if (c < 0 || c >= a.cols)
-    DSPMV_BAD_INPUT(source, "indices",
-                    "column index " + to_string(c) + " of row " + to_string(r) + " out of range [0, " +
-                        to_string(a.cols) + ")");
-  DSPMV_BAD_INPUT(source, "indices", "columns of row " + to_string(r) + " are not sorted and unique");
+  throw_bad_entry(source, c, r, a.cols);
 }
 
 }  // namespace

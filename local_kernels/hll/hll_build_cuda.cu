@@ -84,8 +84,6 @@ device_built<hll_view<V>> build_cuda(device_csr<V>&& a, const hll_params& params
       refuse_padding(H, in_rows, d.nnz, params.max_padding_ratio);
   }
 
-  auto* col_idx = static_cast<index_type*>(built.storage.allocate_bytes(stored * sizeof(index_type)));
-  auto* values = static_cast<V*>(built.storage.allocate_bytes(stored * sizeof(V)));
   ell_family::slab_layout layout;
   layout.rows = d.rows;
   layout.slab_rows = H;
@@ -95,11 +93,11 @@ device_built<hll_view<V>> build_cuda(device_csr<V>&& a, const hll_params& params
   layout.perm = row_idx;
   layout.row_length = row_length;
   layout.sentinel_last_column = false;  // padding_column, 0
-  ell_family::fill_slabs(d, layout, col_idx, values);
+  const auto slabs = ell_family::fill_slabs(d, layout, built.storage);
   v.hack_offsets = hack_offsets;
   v.row_length = row_length;
-  v.col_idx = col_idx;
-  v.values = values;
+  v.col_idx = slabs.col_idx;
+  v.values = slabs.values;
   v.row_idx = row_idx;
 
   // Statistics (hll.hpp), in build()'s terms.

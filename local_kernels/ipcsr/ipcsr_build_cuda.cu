@@ -89,11 +89,7 @@ void check_columns(const device_csr_view<V>& a, const std::vector<offset_type>& 
   const auto row = std::upper_bound(row_ptr.begin() + 1, row_ptr.end(), static_cast<offset_type>(k)) -
                    (row_ptr.begin() + 1);
   const index_type c = download_array(a.col_idx + k, 1)[0];
-  if (c < 0 || c >= a.cols)
-    DSPMV_BAD_INPUT(source, "indices",
-                    "column index " + to_string(c) + " of row " + to_string(row) + " out of range [0, " +
-                        to_string(a.cols) + ")");
-  DSPMV_BAD_INPUT(source, "indices", "columns of row " + to_string(row) + " are not sorted and unique");
+  throw_bad_entry(source, c, row, a.cols);
 }
 
 }  // namespace

@@ -52,8 +52,6 @@ device_built<pellr_view<V>> build_cuda(device_csr<V>&& a, const pellr_params& pa
   by_warp.scale = warp;
   const offset_type entries = ell_family::group_offsets(by_warp, warp_ptr, scratch);
 
-  auto* col_idx = static_cast<index_type*>(built.storage.allocate_bytes(entries * sizeof(index_type)));
-  auto* values = static_cast<V*>(built.storage.allocate_bytes(entries * sizeof(V)));
   ell_family::slab_layout layout;
   layout.rows = d.rows;
   layout.slab_rows = warp;
@@ -63,12 +61,12 @@ device_built<pellr_view<V>> build_cuda(device_csr<V>&& a, const pellr_params& pa
   layout.perm = perm;
   layout.row_length = row_length;
   layout.sentinel_last_column = true;
-  ell_family::fill_slabs(d, layout, col_idx, values);
+  const auto slabs = ell_family::fill_slabs(d, layout, built.storage);
   v.perm = perm;
   v.row_length = row_length;
   v.warp_ptr = warp_ptr;
-  v.col_idx = col_idx;
-  v.values = values;
+  v.col_idx = slabs.col_idx;
+  v.values = slabs.values;
 
   // Statistics (pellr.hpp), in build()'s terms.
   format_stats& s = built.stats;

@@ -357,11 +357,7 @@ device_built<sell_view<V>> build_cuda(device_csr<V>&& a, const sell_params& para
     const auto bad = download_array(first_bad, 2);
     if (bad[0] != none) {
       const index_type col = download_array(d.col_idx + bad[0], 1)[0];
-      if (col < 0 || col >= d.cols)
-        DSPMV_BAD_INPUT(source, "indices",
-                        "column index " + to_string(col) + " of row " + to_string(bad[1]) + " out of range [0, " +
-                            to_string(d.cols) + ")");
-      DSPMV_BAD_INPUT(source, "indices", "columns of row " + to_string(bad[1]) + " are not sorted and unique");
+      throw_bad_entry(source, col, static_cast<global_index_type>(bad[1]), d.cols);
     }
   }
 
