@@ -88,7 +88,9 @@ mpi_facts query_mpi() {
   int len = 0;
   MPI_Get_library_version(version, &len);
   f.library = std::string(version, static_cast<std::size_t>(len));
-  if (const auto nl = f.library.find_first_of("\r\n"); nl != std::string::npos) f.library.resize(nl);
+  // The first line; Open MPI 4.1 counts the string's terminating NUL in len (it reached the logs).
+  if (const auto end = f.library.find_first_of(std::string("\r\n\0", 3)); end != std::string::npos)
+    f.library.resize(end);
   while (!f.library.empty() && (f.library.back() == ',' || f.library.back() == ' ')) f.library.pop_back();
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
   f.cuda_aware = MPIX_Query_cuda_support() == 1;

@@ -237,17 +237,36 @@ void cusparse_operator<V>::scale_only(V, V beta, V* y, cuda_stream_t stream) con
   DSPMV_CUDA_CHECK_LAUNCH(stream);
 }
 
+/// cuSPARSE before 12.8 fails its CSR SpMV with CUSPARSE_STATUS_INTERNAL_ERROR past 2^31
+/// nonzeros, 64-bit indices or not (measured: cuSPARSE 12.6.3 on an H100, 2.16e9 nonzeros, every
+/// algorithm; cuSPARSE 12.8 works, cupy/cupy#9490). Such a block is refused before anything is
+/// allocated, with what to do instead.
+void require_supported_nnz(const std::string& name, offset_type nnz) {
+  if (nnz <= std::numeric_limits<index_type>::max()) return;
+  int major = 0, minor = 0;
+  DSPMV_CUSPARSE_CHECK(cusparseGetProperty(MAJOR_VERSION, &major));
+  DSPMV_CUSPARSE_CHECK(cusparseGetProperty(MINOR_VERSION, &minor));
+  if (major > 12 || (major == 12 && minor >= 8)) return;
+  DSPMV_BAD_INPUT("--format", name,
+                  "this rank's block has " + std::to_string(nnz) + " nonzeros, and cuSPARSE " + std::to_string(major) +
+                      "." + std::to_string(minor) +
+                      " fails its SpMV past 2^31 nonzeros (fixed in cuSPARSE 12.8); use --format csr or "
+                      "csr-split (the same CSR, our kernels), or more ranks");
+}
+
 }  // namespace
 
 template <typename V>
 std::unique_ptr<local_operator<V>> make_operator(const std::string& name, const csr_matrix<V, index_type>& a,
                                                  algorithm alg, backend where) {
   if (where != backend::cuda) DSPMV_BAD_INPUT("--format", name, "cuSPARSE formats need --backend cuda");
+  require_supported_nnz(name, a.nnz());
   return std::make_unique<cusparse_operator<V>>(name, a, alg);
 }
 
 template <typename V>
 std::unique_ptr<local_operator<V>> make_operator(const std::string& name, device_csr<V>&& a, algorithm alg) {
+  require_supported_nnz(name, a.nnz);
   return std::make_unique<cusparse_operator<V>>(name, std::move(a), alg);
 }
 
