@@ -16,6 +16,7 @@ event_ptr make_event(bool) { DSPMV_NOT_COMPILED("CUDA"); }
 float elapsed_ms(event_t, event_t) { DSPMV_NOT_COMPILED("CUDA"); }
 void record(event_t, cuda_stream_t) { DSPMV_NOT_COMPILED("CUDA"); }
 void wait(cuda_stream_t, event_t) { DSPMV_NOT_COMPILED("CUDA"); }
+bool query(cuda_stream_t) { DSPMV_NOT_COMPILED("CUDA"); }
 void synchronize(cuda_stream_t) { DSPMV_NOT_COMPILED("CUDA"); }
 device_ptr allocate_device(std::size_t) { DSPMV_NOT_COMPILED("CUDA"); }
 pinned_ptr allocate_pinned(std::size_t) { DSPMV_NOT_COMPILED("CUDA"); }

@@ -23,6 +23,7 @@
 #include "dist/setup/mpi_util.hpp"
 #include "dist/setup/split_rows.hpp"
 #include "dist/transport/transport.hpp"
+#include "dist/watchdog.hpp"
 #include "distspmv/config.hpp"
 #include "local_kernels/device_storage.hpp"
 #include "local_kernels/format_registry.hpp"
@@ -64,6 +65,15 @@ void require_memory(int rank, const char* where, const std::string& what, double
   if (available <= 0 || needed <= available) return;
   DSPMV_BAD_INPUT("rank " + std::to_string(rank), where,
                   what + " needs about " + gib(needed) + ", " + gib(available) + " available; " + advice);
+}
+
+/// The ranks this rank sends to or receives from, sorted, once each.
+std::vector<int> neighbour_ranks(const halo_pattern& pattern) {
+  std::vector<int> peers(pattern.send_ranks);
+  peers.insert(peers.end(), pattern.recv_ranks.begin(), pattern.recv_ranks.end());
+  std::sort(peers.begin(), peers.end());
+  peers.erase(std::unique(peers.begin(), peers.end()), peers.end());
+  return peers;
 }
 
 std::size_t host_peak_bytes() {
@@ -115,6 +125,10 @@ struct distributed_matrix<V>::impl {
 
   transport_choice choice;
   std::unique_ptr<halo_transport<V>> transport;
+  watchdog::registration watched;  ///< the transport, as the halo watchdog sees it
+  /// DISTSPMV_FAULT_STOP_AFTER on this rank (tests of the watchdog): applies before it stops, or -1.
+  long fault_stop_after = -1;
+  long applies = 0;
   gpu::stream_ptr comm_stream;
   gpu::event_ptr start_event, halo_event, done_event;
   gpu::device_ptr stage_x, stage_y;  // for host vectors on the CUDA backend, made on first use
@@ -127,6 +141,7 @@ struct distributed_matrix<V>::impl {
   std::vector<V> diagonal;
 
   ~impl() {
+    watched = {};
     transport.reset();  // before the communicator it was built on
     if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
   }
@@ -514,7 +529,13 @@ void distributed_matrix<V>::impl::choose_and_make_transport() {
   collective_try(comm, [&] { choice = choose_transport(options.transport, context); });
   collective_try(comm, [&] {
     if (ranks > 1) transport = make_transport<V>(choice.kind, comm, plan.pattern, send_buf, ghost_buf);
+    if (long k = 0; watchdog::fault_injected(comm, k)) fault_stop_after = k;
   });
+  if (transport) {
+    auto* t = transport.get();
+    watched = watchdog::registration({to_string(choice.kind), neighbour_ranks(plan.pattern),
+                                      [t] { return t->failure(); }, [t] { t->abort(); }});
+  }
 }
 
 template <typename V>
@@ -527,12 +548,7 @@ void distributed_matrix<V>::impl::fill_summaries() {
   summary.halo_nnz = plan.a_halo.nnz();
   summary.ghosts = static_cast<global_index_type>(plan.ghost_ids.size());
   summary.sends = plan.pattern.send_total();
-  {
-    std::vector<int> peers(plan.pattern.send_ranks);
-    peers.insert(peers.end(), plan.pattern.recv_ranks.begin(), plan.pattern.recv_ranks.end());
-    std::sort(peers.begin(), peers.end());
-    summary.neighbours = static_cast<int>(std::unique(peers.begin(), peers.end()) - peers.begin());
-  }
+  summary.neighbours = static_cast<int>(neighbour_ranks(plan.pattern).size());
   const auto sums = allreduce_sum({summary.halo_nnz, summary.ghosts}, comm);
   quality.method = options.partition == partitioner::automatic ? "block" : to_string(options.partition);
   quality.reason = options.partition != partitioner::automatic ? "requested" : ranks == 1 ? "one rank" : "";
@@ -777,6 +793,7 @@ void distributed_matrix<V>::apply(V alpha, const V* x, V beta, V* y, cuda_stream
   auto& m = *impl_;
   const auto n = static_cast<std::size_t>(m.summary.rows);
   DSPMV_REQUIRE(n == 0 || (x != nullptr && y != nullptr), "distributed_matrix::apply: x or y is a null pointer");
+  if (m.fault_stop_after >= 0 && m.applies++ == m.fault_stop_after) watchdog::stop_here(m.rank, m.fault_stop_after);
   if (!m.cuda()) {
     m.apply_host(alpha, x, beta, y, true);
     return;

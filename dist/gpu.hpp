@@ -33,6 +33,10 @@ float elapsed_ms(event_t start, event_t stop);
 
 void record(event_t e, cuda_stream_t s);
 void wait(cuda_stream_t s, event_t e);
+/// True once everything enqueued on `s` has finished (cudaStreamQuery).
+bool query(cuda_stream_t s);
+/// Waits for `s` under the halo watchdog (dist/watchdog.hpp): past DISTSPMV_HALO_TIMEOUT, or on a
+/// transport's failure, the rank reports and aborts the job instead of waiting for ever.
 void synchronize(cuda_stream_t s);
 
 /// Device and pinned host memory, released by the deleters.

@@ -6,6 +6,7 @@
 #include "common/cuda_check.hpp"
 #include "distspmv/config.hpp"
 #include "dist/gpu.hpp"
+#include "dist/watchdog.hpp"
 
 namespace distspmv::dist::gpu {
 
@@ -36,7 +37,17 @@ float elapsed_ms(event_t start, event_t stop) {
 
 void record(event_t e, cuda_stream_t s) { DSPMV_CUDA_CHECK(cudaEventRecord(e, s)); }
 void wait(cuda_stream_t s, event_t e) { DSPMV_CUDA_CHECK(cudaStreamWaitEvent(s, e, 0)); }
-void synchronize(cuda_stream_t s) { DSPMV_CUDA_CHECK(cudaStreamSynchronize(s)); }
+bool query(cuda_stream_t s) {
+  const cudaError_t rc = cudaStreamQuery(s);
+  if (rc == cudaErrorNotReady) return false;
+  DSPMV_CUDA_CHECK(rc);
+  return true;
+}
+
+void synchronize(cuda_stream_t s) {
+  watchdog::wait_until([s] { return query(s); },
+                       [] { return std::string("its GPU stream (an apply's halo waits on its neighbours' GPUs)"); });
+}
 
 device_ptr allocate_device(std::size_t bytes) {
   void* p = nullptr;

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "common/cuda_check.hpp"
+#include "dist/gpu.hpp"
 #include "dist/solvers/vector_kernels.hpp"
 
 namespace distspmv::solvers::kernels::cuda {
@@ -206,6 +207,7 @@ void combine(std::int64_t n, int k, const double* V, std::int64_t ld, const doub
   DSPMV_CUDA_CHECK_LAUNCH(native(s));
 }
 
-void synchronize(cuda_stream_t s) { DSPMV_CUDA_CHECK(cudaStreamSynchronize(native(s))); }
+// Through dist/: the halo watchdog keeps a rank from waiting for ever on a neighbour.
+void synchronize(cuda_stream_t s) { dist::gpu::synchronize(s); }
 
 }  // namespace distspmv::solvers::kernels::cuda

@@ -30,6 +30,7 @@
 #include "common/mpi_check.hpp"
 #include "dist/gpu.hpp"
 #include "dist/transport/transport.hpp"
+#include "dist/watchdog.hpp"
 
 namespace distspmv::dist {
 namespace {
@@ -168,7 +169,9 @@ class ipc_transport final : public halo_transport<V> {
       await(pattern_.send_ranks[i], tag_pulled);
       gpu::wait(stream, receivers_pulled_[i].get());
     }
-    wait_all(requests_);
+    watchdog::wait_all(requests_, request_peers_, comm_, "cuda-ipc");
+    requests_.clear();
+    request_peers_.clear();
   }
 
  private:
@@ -176,13 +179,17 @@ class ipc_transport final : public halo_transport<V> {
   void notify(int peer, int tag, std::size_t slot) {
     tokens_out_[slot] = exchange_;
     requests_.emplace_back();
+    request_peers_.push_back(peer);
     DSPMV_MPI_CHECK(MPI_Isend(&tokens_out_[slot], 1, MPI_INT64_T, peer, tag, comm_, &requests_.back()));
   }
 
-  /// Waits for `peer`'s message of this exchange.
+  /// Waits for `peer`'s message of this exchange (under the watchdog: a neighbour that stopped
+  /// applying ends the job with its rank named).
   void await(int peer, int tag) {
     std::int64_t token = -1;
-    DSPMV_MPI_CHECK(MPI_Recv(&token, 1, MPI_INT64_T, peer, tag, comm_, MPI_STATUS_IGNORE));
+    std::vector<MPI_Request> request(1);
+    DSPMV_MPI_CHECK(MPI_Irecv(&token, 1, MPI_INT64_T, peer, tag, comm_, request.data()));
+    watchdog::wait_all(request, {peer}, comm_, "cuda-ipc");
     if (token != exchange_)
       fail("rank " + std::to_string(peer) + " is at exchange " + std::to_string(token) + ", this rank at " +
            std::to_string(exchange_) + " (the ranks must apply the same matrix together)");
@@ -198,6 +205,7 @@ class ipc_transport final : public halo_transport<V> {
   std::int64_t exchange_ = 0;
   std::vector<std::int64_t> tokens_out_;  ///< the messages in flight, one per neighbour and direction
   std::vector<MPI_Request> requests_;
+  std::vector<int> request_peers_;  ///< the rank each of requests_ goes to
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include "dist/gpu.hpp"
 #include "dist/setup/mpi_util.hpp"
+#include "dist/watchdog.hpp"
 
 namespace distspmv::dist {
 namespace {
@@ -12,12 +13,14 @@ constexpr int halo_tag = 7411;
 
 template <typename V>
 mpi_persistent_exchange<V>::mpi_persistent_exchange(MPI_Comm comm, const halo_pattern& pattern, const V* send,
-                                                   V* recv) {
+                                                   V* recv, transport_kind kind)
+    : comm_(comm), name_(to_string(kind)) {
   const std::int64_t limit = max_message_elements();
   auto add = [&](bool is_send, int peer, offset_type begin, offset_type end) {
     for (offset_type b = begin; b < end; b += limit) {
       const int n = static_cast<int>(std::min<offset_type>(limit, end - b));
       requests_.emplace_back();
+      peers_.push_back(peer);
       if (is_send)
         DSPMV_MPI_CHECK(MPI_Send_init(send + b, n, mpi_type<V>(), peer, halo_tag, comm, &requests_.back()));
       else
@@ -44,8 +47,7 @@ void mpi_persistent_exchange<V>::start() {
 
 template <typename V>
 void mpi_persistent_exchange<V>::wait() {
-  if (!requests_.empty())
-    DSPMV_MPI_CHECK(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE));
+  watchdog::wait_all(requests_, peers_, comm_, name_);
 }
 
 namespace {
@@ -56,7 +58,8 @@ template <typename V>
 class mpi_transport final : public halo_transport<V> {
  public:
   mpi_transport(MPI_Comm comm, const halo_pattern& pattern, const V* send, V* recv, bool device)
-      : exchange_(comm, pattern, send, recv), device_(device) {}
+      : exchange_(comm, pattern, send, recv, device ? transport_kind::mpi_cuda : transport_kind::mpi_host),
+        device_(device) {}
   transport_kind kind() const override { return device_ ? transport_kind::mpi_cuda : transport_kind::mpi_host; }
   void begin(cuda_stream_t stream) override {
     if (device_) gpu::synchronize(stream);

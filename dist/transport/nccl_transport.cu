@@ -104,6 +104,16 @@ class nccl_transport final : public halo_transport<V> {
 
   void end(cuda_stream_t) override {}
 
+  std::string failure() override {
+    ncclResult_t state = ncclSuccess;
+    if (ncclCommGetAsyncError(comm_, &state) != ncclSuccess) return "ncclCommGetAsyncError failed";
+    if (state == ncclSuccess || state == ncclInProgress) return {};
+    return std::string(ncclGetErrorString(state)) + ": " + ncclGetLastError(comm_);
+  }
+
+  // The communicator is shared by the matrices of these ranks; the job ends right after.
+  void abort() override { ncclCommAbort(comm_); }
+
  private:
   halo_pattern pattern_;
   const V* send_;

@@ -13,7 +13,8 @@ class staged_transport final : public halo_transport<V> {
       : send_(send), recv_(recv), send_bytes_(pattern.send_total() * sizeof(V)),
         recv_bytes_(pattern.recv_total() * sizeof(V)), host_send_(gpu::allocate_pinned(send_bytes_)),
         host_recv_(gpu::allocate_pinned(recv_bytes_)),
-        exchange_(comm, pattern, static_cast<const V*>(host_send_.get()), static_cast<V*>(host_recv_.get())) {}
+        exchange_(comm, pattern, static_cast<const V*>(host_send_.get()), static_cast<V*>(host_recv_.get()),
+                  transport_kind::mpi_staged) {}
 
   transport_kind kind() const override { return transport_kind::mpi_staged; }
 

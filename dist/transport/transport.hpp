@@ -24,6 +24,11 @@ class halo_transport {
   /// Finishes it: host transports return with `recv` filled; device transports return once the
   /// remaining work is enqueued on `stream` (the caller waits on it with an event).
   virtual void end(cuda_stream_t stream) = 0;
+  /// An asynchronous failure of the transport (NCCL's), polled by the halo watchdog while the
+  /// rank waits (dist/watchdog.hpp); empty while healthy.
+  virtual std::string failure() { return {}; }
+  /// Stops the transport before the watchdog aborts the job (ncclCommAbort); nothing by default.
+  virtual void abort() {}
 };
 
 /// Facts the automatic choice looks at (diagnostics.hpp gathers them).
