@@ -3,7 +3,7 @@
 # fill the GPU, with time per phase, nonzeros per second, host peak RSS and GPU peak memory.
 # Logs and JSON go to $OUT (the device tool's folder) or jobs/results/local.
 #
-#   jobs/bench_setup.sh [build] [tests] [poisson] [hdf5] [fill] [big]   (default: build poisson hdf5 fill)
+#   jobs/bench_setup.sh [build] [tests] [poisson] [hdf5] [fill] [big] [two] [faults]   (default: build poisson hdf5 fill)
 #
 #   build    sm_90 build of the command line and the cuda tests (BUILD_TARGETS to narrow it)
 #   tests    the cuda tests (GPU builders against the host builders, every format through the GPU build path)
@@ -15,6 +15,14 @@
 #            tests/local_kernels/big_block_test.cpp): ${BIG_ROWS:-80000000} rows of 27 diagonals (2.16e9
 #            nonzeros, 26.5 GB of CSR); BIG_FILTER, a gtest filter, splits it: '*/gpu_build_*' (GPU
 #            builders, about a minute) and '*/host_build_*' (download, host build, upload: ~30 s each)
+#   two      two ranks on two GPUs, a matrix whose storage is larger than one H200 (141 GB):
+#            gen:stencil27:${TWO_N:-780} (475 M rows, 12.8 G nonzeros, 157 GB of CSR) in ${TWO_FORMAT:-csr-split}
+#            with --check, then `solve --method cg` (${TWO_CG_ITERS:-30} iterations at most: exit 2, the
+#            iteration limit, is expected); needs
+#            nvidia-h200-x2 (2 x 141 GB GPUs, 256 GB host); on 2 x H100 set TWO_N=700 (113 GB)
+#   faults   issue 20 on 2+ GPUs: the halo watchdog test (one rank stops inside an apply; the others
+#            must end the job naming it, over cuda-ipc, mpi-staged and NCCL) and the soak test
+#            (${SOAK_APPLIES:-1000000} applies, update_values every 10^4, 2 ranks, no memory growth)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-jobs/results/local}
@@ -83,6 +91,25 @@ if has big; then
   grep -m1 -A1 ": Skipped$" "$OUT/big.log"
   grep -E "Maximum resident|Elapsed" "$OUT/big.time" | sed 's/^\s*/  time -v: /'
   progress "end big (status $status)"
+fi
+
+if has two; then
+  two=(mpirun --allow-run-as-root --oversubscribe --bind-to none -np 2 -x NCCL_NVLS_ENABLE=0)
+  run two "${two[@]}" "$bin" "gen:stencil27:${TWO_N:-780}" --format "${TWO_FORMAT:-csr-split}" --check --iters 10
+  run two_cg "${two[@]}" "$bin" solve "gen:stencil27:${TWO_N:-780}" --method cg --format "${TWO_FORMAT:-csr-split}" \
+    --max-iters "${TWO_CG_ITERS:-30}" --history-every 10
+fi
+
+if has faults; then
+  progress "halo watchdog"
+  ctest --test-dir "$BUILD" -R cli_halo_watchdog_cuda --output-on-failure >"$OUT/watchdog.log" 2>&1 || status=1
+  grep -E "^ok|^FAIL|Passed|Failed|Skipped" "$OUT/watchdog.log"
+  progress "soak"
+  DISTSPMV_SOAK_APPLIES=${SOAK_APPLIES:-1000000} DISTSPMV_TEST_BACKEND=cuda timeout 540 mpirun --allow-run-as-root \
+    --oversubscribe --bind-to none -np 2 -x NCCL_NVLS_ENABLE=0 -x DISTSPMV_SOAK_APPLIES -x DISTSPMV_TEST_BACKEND \
+    "$BUILD/tests/dist/soak_test" >"$OUT/soak.log" 2>&1 || status=1
+  grep -E "^soak|OK|FAILED" "$OUT/soak.log"
+  progress "end faults (status $status)"
 fi
 
 progress "done (status $status)"
