@@ -327,6 +327,7 @@ partitioner distributed_matrix<V>::impl::auto_choice() {
   auto_partition_figures f;
   f.block_halo_ratio = quality.block_halo_ratio;
   f.nnz_imbalance = quality.nnz_imbalance;
+  f.cut_fraction = global_nnz > 0 ? static_cast<double>(quality.edge_cut) / static_cast<double>(global_nnz) : 0.0;
   f.global_nnz = global_nnz;
   f.have_metis = DISTSPMV_HAVE_METIS;
   f.have_ptscotch = DISTSPMV_HAVE_PTSCOTCH;

@@ -14,6 +14,7 @@ namespace distspmv::dist {
 struct auto_partition_figures {
   double block_halo_ratio = 0;  ///< block partition: max over ranks of halo bytes / local SpMV bytes
   double nnz_imbalance = 1.0;   ///< block partition: max nnz / mean nnz
+  double cut_fraction = 0;      ///< block partition: nonzeros a(i, j) with i, j on different ranks / all
   offset_type global_nnz = 0;   ///< nonzeros of the matrix
   bool have_metis = false;      ///< the build has METIS (DISTSPMV_HAVE_METIS)
   bool have_ptscotch = false;   ///< the build has PT-Scotch (DISTSPMV_HAVE_PTSCOTCH)
@@ -27,13 +28,16 @@ struct auto_partition_choice {
 
 /// Block stays where its halo is at most this fraction of a rank's local SpMV bytes ...
 inline constexpr double auto_max_halo_ratio = 0.05;
-/// ... and its nnz imbalance at most this.
+/// ... its nnz imbalance at most this ...
 inline constexpr double auto_max_imbalance = 1.2;
+/// ... and its edge cut at most this fraction of the nonzeros: the numbering is local (a numbering
+/// without locality cuts about 1 - 1/ranks of them, at least half).
+inline constexpr double auto_max_cut_fraction = 0.10;
 /// Largest matrix METIS partitions on one rank: its symmetrised graph (at most twice the
 /// nonzeros in arcs) must stay below the 2^31 of Debian's 32-bit idx_t.
 inline constexpr offset_type metis_max_nnz = offset_type{1} << 30;
 
-/// Block where the overlap hides its halo; else METIS up to metis_max_nnz nonzeros; else (or
+/// Block where the numbering is local and the overlap hides its halo; else METIS up to metis_max_nnz nonzeros; else (or
 /// without METIS) PT-Scotch; block when the build has neither partitioner.
 auto_partition_choice choose_partitioner(const auto_partition_figures& f);
 

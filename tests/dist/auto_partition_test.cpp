@@ -8,9 +8,10 @@ namespace distspmv::dist {
 namespace {
 
 auto_partition_figures figures(double halo_ratio, double imbalance, offset_type nnz, bool metis = true,
-                               bool ptscotch = true) {
+                               bool ptscotch = true, double cut = 0.01) {
   auto_partition_figures f;
   f.block_halo_ratio = halo_ratio;
+  f.cut_fraction = cut;
   f.nnz_imbalance = imbalance;
   f.global_nnz = nnz;
   f.have_metis = metis;
@@ -26,10 +27,20 @@ TEST(AutoPartition, BlockStaysWhereTheOverlapHidesItsHalo) {
   for (offset_type nnz : {small, huge}) {
     const auto c = choose_partitioner(figures(0.01, 1.05, nnz));
     EXPECT_EQ(c.method, partitioner::block);
-    EXPECT_TRUE(says(c, "the overlap hides the halo")) << c.reason;
+    EXPECT_TRUE(says(c, "the numbering is local and the overlap hides the halo")) << c.reason;
     EXPECT_TRUE(says(c, "1.00% of a rank's local SpMV bytes")) << c.reason;
   }
   EXPECT_EQ(choose_partitioner(figures(auto_max_halo_ratio, auto_max_imbalance, small)).method, partitioner::block);
+}
+
+// Long rows hide a random numbering's halo in the bytes; its edge cut gives it away.
+TEST(AutoPartition, ANumberingWithoutLocalityIsPartitionedEvenWithASmallHalo) {
+  auto c = choose_partitioner(figures(0.011, 1.0, small, true, true, 0.5));  // bcsstk16 relabelled, 2 ranks
+  EXPECT_EQ(c.method, partitioner::metis);
+  EXPECT_TRUE(says(c, "edge cut 50.0% of the nonzeros (limit 10%)")) << c.reason;
+  EXPECT_EQ(choose_partitioner(figures(0.01, 1.0, small, true, true, auto_max_cut_fraction)).method,
+            partitioner::block);
+  EXPECT_EQ(choose_partitioner(figures(0.01, 1.0, huge, true, true, 0.75)).method, partitioner::ptscotch);
 }
 
 TEST(AutoPartition, MetisBelowItsLimitWhereBlockCostsTooMuch) {

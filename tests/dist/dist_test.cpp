@@ -264,6 +264,35 @@ TEST(Distributed, MetisHaloIsSmallerAfterRandomRelabelling) {
   }
 }
 
+// Issue 15: on every square shared matrix after a random relabelling (no order left for block to
+// use), the halo that --partition auto ends with is within 1.1x of the better of block and METIS.
+TEST(Distributed, AutoHaloIsNearTheBestAfterRandomRelabelling) {
+  if (!DISTSPMV_HAVE_METIS) GTEST_SKIP() << "built without METIS";
+  if (world_size() < 2) GTEST_SKIP() << "one rank has no halo";
+  const auto files = test::shared_matrix_files();
+  if (files.empty()) GTEST_SKIP() << "no shared matrices";
+  if (world_rank() == 0)
+    std::printf("%-34s %5s %10s %10s %10s  auto chose\n", "relabelled matrix", "ranks", "block", "metis", "auto");
+  for (const auto& file : files) {
+    const auto a0 = io::read_matrix(file);
+    if (a0.rows != a0.cols) continue;
+    const auto a = test::randomly_relabelled(a0, 42);
+    auto halo = [&](partitioner p, std::string* method = nullptr) {
+      auto m = from_whole(a, host_options(p));
+      if (method != nullptr) *method = m.partition_quality().method;
+      return m.partition_quality().halo_entries_total;
+    };
+    std::string chose;
+    const auto hb = halo(partitioner::block), hm = halo(partitioner::metis), ha = halo(partitioner::automatic, &chose);
+    const auto best = std::min(hb, hm);
+    const std::string name = file.substr(file.find_last_of('/') + 1);
+    if (world_rank() == 0)
+      std::printf("%-34s %5d %10lld %10lld %10lld  %s\n", name.c_str(), world_size(), static_cast<long long>(hb),
+                  static_cast<long long>(hm), static_cast<long long>(ha), chose.c_str());
+    EXPECT_LE(static_cast<double>(ha), 1.1 * static_cast<double>(best)) << name << ": auto chose " << chose;
+  }
+}
+
 TEST(Distributed, RectangularMatrixIsRefusedOnEveryRank) {
   const auto dir = test::shared_matrices_dir();
   const std::string file = dir.empty() ? "" : dir + "/lp_e226.mtx.gz";
