@@ -9,6 +9,7 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "apps/commands.hpp"
@@ -192,12 +193,19 @@ int run_typed(const run_options& o) {
 
   // ---- self-diagnosis ----
   if (root) {
-    fmt::print("distspmv {} ({})  {} rank{}, backend {}, precision {}\n", DISTSPMV_VERSION, DISTSPMV_GIT_REVISION, ranks,
-               ranks == 1 ? "" : "s", to_string(mo.where), o.precision);
+    const int hosts = dist::host_count(m.placement());
+    fmt::print("distspmv {} ({})  {} rank{}{}, backend {}, precision {}\n", DISTSPMV_VERSION, DISTSPMV_GIT_REVISION, ranks,
+               ranks == 1 ? "" : "s", hosts > 1 ? fmt::format(" on {} hosts", hosts) : "", to_string(mo.where),
+               o.precision);
     fmt::print("MPI: {} (CUDA-aware: {})\n", m.mpi().library, m.mpi().cuda_aware ? "yes" : "no");
     for (const auto& p : m.placement())
       fmt::print("  rank {:>3}  host {}  local rank {}/{}  {}\n", p.rank, p.host, p.local_rank, p.local_ranks,
                  p.device >= 0 ? fmt::format("GPU {} {}", p.device, p.gpu) : std::string("no GPU"));
+    std::set<std::string> names;
+    for (const auto& p : m.placement()) names.insert(p.host);
+    if (static_cast<int>(names.size()) < hosts)
+      fmt::print("warning: MPI puts the ranks on {} nodes, but they report {} host name{}; they count as {} hosts\n",
+                 hosts, names.size(), names.size() == 1 ? "" : "s", hosts);
     if (dist::gpu_shared(m.placement()))
       fmt::print("warning: several ranks share one GPU (more ranks than GPUs on a node); timings are not "
                  "per-GPU figures\n");
@@ -360,6 +368,7 @@ int run_typed(const run_options& o) {
     }
     j["mpi_library"] = m.mpi().library;
     j["mpi_cuda_aware"] = m.mpi().cuda_aware;
+    j["hosts"] = dist::host_count(m.placement());
     j["gpu_shared"] = dist::gpu_shared(m.placement());
     j["gpu"] = cuda ? m.placement().front().gpu : "host";
     if (o.check) j["max_rel_error"] = max_rel_error;

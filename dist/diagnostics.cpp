@@ -77,10 +77,19 @@ bool gpu_shared(const std::vector<rank_placement>& placement) {
   return false;
 }
 
-bool single_host(const std::vector<rank_placement>& placement) {
-  return std::all_of(placement.begin(), placement.end(),
-                     [&](const rank_placement& p) { return p.host == placement.front().host; });
+int host_count(const std::vector<rank_placement>& placement) {
+  std::set<std::string> names;
+  int nodes = 0;  // MPI_COMM_TYPE_SHARED: each node has one local rank 0
+  for (const auto& p : placement) {
+    names.insert(p.host);
+    if (p.local_rank == 0) ++nodes;
+  }
+  return std::max(static_cast<int>(names.size()), nodes);
 }
+
+// Not the host names alone: two nodes of one name would pass, and auto would pick CUDA IPC across
+// them (the handles fail to open on the other node).
+bool single_host(const std::vector<rank_placement>& placement) { return host_count(placement) <= 1; }
 
 mpi_facts query_mpi() {
   mpi_facts f;

@@ -43,7 +43,12 @@ std::vector<rank_placement> gather_placement(MPI_Comm comm, int device);
 /// True when two ranks of one host use the same GPU.
 bool gpu_shared(const std::vector<rank_placement>& placement);
 
-/// True when every rank runs on the same host.
+/// The number of hosts the ranks run on: the distinct host names, or more where MPI's
+/// shared-memory split puts ranks of one name on several nodes (machines or containers that share
+/// a host name; the multinode test's namespace hosts without their own UTS namespace).
+int host_count(const std::vector<rank_placement>& placement);
+
+/// True when every rank runs on the same host: one host name, and MPI sees one node.
 bool single_host(const std::vector<rank_placement>& placement);
 
 mpi_facts query_mpi();

@@ -43,6 +43,9 @@ transport_choice choose_transport(transport_kind requested, const transport_cont
       if (host) refuse("needs --backend cuda; the host backend uses mpi-host");
       return {requested, "requested"};
     case transport_kind::cuda_ipc:
+      if (host && !c.single_node)
+        refuse("needs --backend cuda and all ranks on one host: the ranks run on several hosts and CUDA IPC "
+               "reaches only the GPUs of one; the host backend uses mpi-host");
       if (host) refuse("needs --backend cuda");
       if (!c.single_node) refuse("the ranks run on several hosts and CUDA IPC reaches only one; use nccl");
       return {requested, "requested"};

@@ -365,6 +365,31 @@ TEST(Distributed, TransportChoiceFollowsThePlacement) {
   c.where = backend::host;
   EXPECT_EQ(choose_transport(transport_kind::automatic, c).kind, transport_kind::mpi_host);
   EXPECT_THROW(choose_transport(transport_kind::cuda_ipc, c), bad_input);
+  // The host backend across hosts: the refusal of cuda-ipc gives both reasons.
+  c.ranks = 4;
+  EXPECT_EQ(choose_transport(transport_kind::automatic, c).kind, transport_kind::mpi_host);
+  try {
+    choose_transport(transport_kind::cuda_ipc, c);
+    ADD_FAILURE() << "cuda-ipc across hosts was accepted on the host backend";
+  } catch (const bad_input& e) {
+    EXPECT_NE(std::string(e.what()).find("several hosts"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--backend cuda"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Distributed, HostsAreNamesOrMpiNodesWhicheverIsMore) {
+  using dist::rank_placement;
+  // rank, local rank, local ranks, host
+  std::vector<rank_placement> p = {{0, 0, 2, "a"}, {1, 1, 2, "a"}, {2, 0, 2, "b"}, {3, 1, 2, "b"}};
+  EXPECT_EQ(dist::host_count(p), 2);
+  EXPECT_FALSE(dist::single_host(p));
+  // Two nodes that share a host name (containers, cloned machines): MPI's split tells them apart.
+  for (auto& r : p) r.host = "same";
+  EXPECT_EQ(dist::host_count(p), 2);
+  EXPECT_FALSE(dist::single_host(p));
+  p = {{0, 0, 2, "a"}, {1, 1, 2, "a"}};
+  EXPECT_EQ(dist::host_count(p), 1);
+  EXPECT_TRUE(dist::single_host(p));
 }
 
 TEST(Distributed, TransportRequestsTheBackendCannotServeAreRefused) {
