@@ -22,6 +22,8 @@ struct run_options {
   bool allow_nonfinite = false;
   std::uint64_t seed = 1;
   std::string json;
+  std::string x;       ///< --x: the input vector file (empty: random entries)
+  std::string output;  ///< --output: where y = A x goes (empty: not written)
 };
 
 /// `--format a,b,c`: the named formats as a benchmark (like `all`, on one rank).

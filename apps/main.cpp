@@ -100,9 +100,18 @@ int main_body(int argc, char** argv, int rank, int ranks) {
   cli.add_flag("--check", run.check,
                "compare y with a serial double-precision reference; exit 1 above tolerance (1e-12 double, 1e-5 float)");
   cli.add_flag("--tune", run.tune, "with --format auto: time the candidate formats briefly and keep the fastest");
-  cli.add_flag("--allow-nonfinite", run.allow_nonfinite, "accept NaN and Inf values in the matrix");
+  cli.add_flag("--allow-nonfinite", run.allow_nonfinite, "accept NaN and Inf values in the matrix and in x");
   cli.add_option("--seed", run.seed, "seed of generators and of the random x and y")->capture_default_str();
   cli.add_option("--json", run.json, "also write the report as JSON to this file");
+  cli.add_option("--x", run.x,
+                 "input vector x, entry i for column i of the matrix file (each rank reads its own entries): "
+                 "FILE.h5 (dataset x, else the file's only 1-D dataset; FILE.h5:/path/to/dataset names one), "
+                 "FILE.npy (NumPy, '<f8' or '<f4', 1-D) or a PETSc binary vector (FILE.petsc, FILE.dat); "
+                 "default: random entries in [-1, 1)");
+  cli.add_option("--output,-o", run.output,
+                 "write y = A x (alpha 1, beta 0, computed once after the timing), entry i for row i of the matrix "
+                 "file: FILE.h5 (dataset y; FILE.h5:/path/to/dataset names it), FILE.npy, or FILE.petsc / FILE.dat "
+                 "(PETSc binary); float32 in .h5 and .npy with --precision float");
 
   auto* convert = cli.add_subcommand("convert", "convert a matrix between formats (.mtx, .mtx.gz, .h5, gen:...)");
   std::string conv_in, conv_out;

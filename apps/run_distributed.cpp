@@ -13,12 +13,14 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/commands.hpp"
+#include "apps/vector_files.hpp"
 #include "dist/distributed_matrix.hpp"
 #include "dist/gpu.hpp"
 #include "dist/setup/split_rows.hpp"
 #include "dist/setup/mpi_util.hpp"
 #include "distspmv/config.hpp"
 #include "io/matrix_source.hpp"
+#include "io/vector_io.hpp"
 #include "local_kernels/device_storage.hpp"
 #include "local_kernels/device_timing.hpp"
 #include "local_kernels/format_registry.hpp"
@@ -167,10 +169,18 @@ int run_typed(const run_options& o) {
   mo.allow_nonfinite = o.allow_nonfinite;
   mo.generator_seed = o.seed;
   mo.format = o.format;
+  io::vector_read_options x_options;
+  x_options.allow_nonfinite = o.allow_nonfinite;
+  io::vector_write_options y_options;
+  y_options.float32 = std::is_same_v<V, float>;  // y as computed, no rounding
   dist::collective_try(world, [&] {
     mo.partition = parse_partitioner(o.partition);
     mo.transport = parse_transport(o.transport);
     if (o.format != "auto") find_format(o.format);  // unknown names fail before any work
+    // So do a missing or damaged x and an output name of no known format (x's length is checked
+    // against the matrix once it is read).
+    if (!o.x.empty()) io::describe_vector(o.x, x_options);
+    if (!o.output.empty()) io::plan_vector_output(o.output, 0, y_options);
   });
   mo.where = dist::select_backend(o.backend, world);
   const bool cuda = mo.where == backend::cuda;
@@ -240,7 +250,16 @@ int run_typed(const run_options& o) {
   cuda_stream_t stream = nullptr;
   const auto n = static_cast<std::size_t>(m.local_rows());
   std::vector<V> hx(n), hy(n, V(0));
-  for (std::size_t i = 0; i < n; ++i) hx[i] = static_cast<V>(vector_entry(m.owned_caller_ids()[i], 1));
+  if (o.x.empty()) {
+    for (std::size_t i = 0; i < n; ++i) hx[i] = static_cast<V>(vector_entry(m.owned_caller_ids()[i], 1));
+  } else {
+    // Each rank reads the entries of its caller rows, then they move to the partitioned layout.
+    const auto read = read_vector_slice(m.comm(), o.x, m.global_rows(), "columns", m.caller_first_row(),
+                                        m.caller_rows(), x_options);
+    const std::vector<V> caller(read.begin(), read.end());
+    m.to_partitioned(caller.data(), hx.data());
+  }
+  if (root) fmt::print("x: {}\n", o.x.empty() ? std::string("random entries in [-1, 1)") : o.x);
   V* x = hx.data();
   V* y = hy.data();
   dist::gpu::device_ptr dx, dy;
@@ -278,6 +297,22 @@ int run_typed(const run_options& o) {
   const double tolerance = std::is_same_v<V, double> ? 1e-12 : 1e-5;
   if (o.check) max_rel_error = check_product(m, o, so, stream);
   const bool check_failed = o.check && !(max_rel_error <= tolerance);
+
+  // ---- y = A x, written in the caller's row order ----
+  double output_s = 0;
+  if (!o.output.empty()) {
+    const double t0 = MPI_Wtime();
+    m.apply(V(1), x, V(0), y, stream);  // once more, alpha 1 and beta 0 whatever was timed
+    if (cuda) {
+      dist::gpu::synchronize(stream);
+      copy_to_host(hy.data(), y, n * sizeof(V));
+    }
+    std::vector<V> caller(static_cast<std::size_t>(m.caller_rows()));
+    m.from_partitioned(hy.data(), caller.data());
+    write_vector_slices(m.comm(), o.output, m.global_rows(), m.caller_first_row(),
+                        std::vector<double>(caller.begin(), caller.end()), y_options);
+    output_s = MPI_Wtime() - t0;
+  }
 
   // ---- per-rank table ----
   const auto records = gather_records({s.rows, s.nnz, s.interior_rows, s.boundary_rows, s.ghosts, s.sends,
@@ -317,6 +352,9 @@ int run_typed(const run_options& o) {
   if (o.check)
     fmt::print("check: max relative error {:.2e} (tolerance {:.0e}): {}\n", max_rel_error, tolerance,
                check_failed ? "FAILED" : "passed");
+  if (!o.output.empty())
+    fmt::print("output: y = A x ({} entries, {}) written to {} in {:.3f} s\n", m.global_rows(),
+               y_options.float32 ? "float32" : "float64", o.output, output_s);
 
   if (!o.json.empty()) {
     nlohmann::json j;
@@ -372,6 +410,8 @@ int run_typed(const run_options& o) {
     j["gpu_shared"] = dist::gpu_shared(m.placement());
     j["gpu"] = cuda ? m.placement().front().gpu : "host";
     if (o.check) j["max_rel_error"] = max_rel_error;
+    j["x"] = o.x.empty() ? "random" : o.x;
+    if (!o.output.empty()) j["output"] = o.output;
     j["per_rank"] = nlohmann::json::array();
     for (int r = 0; r < ranks; ++r) {
       const auto& v = records[r];
@@ -399,9 +439,12 @@ int run_distributed(const run_options& o) {
 int run_spmv(const run_options& o) {
   if (o.format == "all" || is_format_list(o.format) || o.tune) {
     dist::collective_try(MPI_COMM_WORLD, [&] {
+      const std::string bench = o.tune ? std::string("--tune") : "--format " + o.format;
       if (comm_size(MPI_COMM_WORLD) > 1)
-        DSPMV_BAD_INPUT(o.tune ? std::string("--tune") : "--format " + o.format, "",
-                        "is the single-rank format benchmark; run it with one rank");
+        DSPMV_BAD_INPUT(bench, "", "is the single-rank format benchmark; run it with one rank");
+      if (!o.x.empty() || !o.output.empty())
+        DSPMV_BAD_INPUT(o.x.empty() ? "--output" : "--x", "",
+                        "is not available with " + bench + " (the format benchmark); name one format");
     });
     return run_format_bench(o);
   }

@@ -1,12 +1,10 @@
 // `distspmv solve` (solve.hpp): load A distributed, build b, run CG or GMRES, write x and the
-// report. Every step that can fail on some ranks only (reading b, writing files on rank 0) goes
+// report. Every step that can fail on some ranks only (reading b, writing x, the JSON on rank 0) goes
 // through dist::collective_try, so a failure is the same error on every rank, never a hang.
 #include "apps/solve.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <hdf5.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -21,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "apps/vector_files.hpp"
 #include "common/errors.hpp"
 #include "common/mpi_check.hpp"
 #include "dist/distributed_matrix.hpp"
@@ -41,109 +40,6 @@ using matrix = distributed_matrix<double>;
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-bool is_hdf5_path(const std::string& p) { return ends_with(p, ".h5") || ends_with(p, ".hdf5"); }
-
-// ---- HDF5 vectors ----------------------------------------------------------------------------
-
-/// Owns one HDF5 identifier (closed by the function given), so that errors close what was opened.
-class h5_id {
- public:
-  h5_id(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
-  h5_id(const h5_id&) = delete;
-  h5_id& operator=(const h5_id&) = delete;
-  ~h5_id() {
-    if (id_ >= 0) close_(id_);
-  }
-  hid_t get() const { return id_; }
-  bool ok() const { return id_ >= 0; }
-  /// Closes now and reports whether HDF5 could (a file close flushes).
-  bool close() { return id_ < 0 || close_(std::exchange(id_, -1)) >= 0; }
-
- private:
-  hid_t id_;
-  herr_t (*close_)(hid_t);
-};
-
-/// Entries per HDF5 transfer: HDF5 1.10 fails single transfers of 2 GiB and more.
-constexpr hsize_t h5_piece = hsize_t{1} << 27;
-
-/// Entries [first, first + count) of the 1-D dataset `name` (any integer or float type, read as
-/// double); the dataset must hold exactly `rows` entries (an N x 1 or 1 x N 2-D one is accepted).
-std::vector<double> read_h5_vector(const std::string& path, const std::string& name, global_index_type rows,
-                                   global_index_type first, global_index_type count) {
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // our messages name the file and dataset
-  const std::string where = "dataset /" + name;
-  h5_id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  if (!file.ok()) DSPMV_BAD_INPUT(path, "", "cannot open it as an HDF5 file (missing, unreadable or not HDF5)");
-  if (H5Lexists(file.get(), name.c_str(), H5P_DEFAULT) <= 0)
-    DSPMV_BAD_INPUT(path, where, "not found (the right-hand side must be a 1-D dataset named " + name + ")");
-  h5_id set(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
-  h5_id type(set.ok() ? H5Dget_type(set.get()) : -1, H5Tclose);
-  h5_id space(set.ok() ? H5Dget_space(set.get()) : -1, H5Sclose);
-  if (!type.ok() || !space.ok()) DSPMV_BAD_INPUT(path, where, "cannot open the dataset");
-  const H5T_class_t cls = H5Tget_class(type.get());
-  if (cls != H5T_FLOAT && cls != H5T_INTEGER) DSPMV_BAD_INPUT(path, where, "not a numeric dataset");
-  const int ndims = H5Sget_simple_extent_ndims(space.get());
-  hsize_t dims[2] = {0, 1};
-  if (ndims < 1 || ndims > 2 || H5Sget_simple_extent_dims(space.get(), dims, nullptr) < 0 ||
-      (ndims == 2 && dims[0] != 1 && dims[1] != 1))
-    DSPMV_BAD_INPUT(path, where, "must be 1-D (or N x 1)");
-  const hsize_t total = dims[0] * (ndims == 2 ? dims[1] : 1);
-  if (total != static_cast<hsize_t>(rows))
-    DSPMV_BAD_INPUT(path, where, fmt::format("has {} entries, the matrix has {} rows", total, rows));
-
-  // Read through a 1-D view of the file space (an N x 1 dataset is contiguous in the same order).
-  const hsize_t flat[1] = {total};
-  h5_id file_space(H5Screate_simple(1, flat, nullptr), H5Sclose);
-  std::vector<double> v(static_cast<std::size_t>(count));
-  for (hsize_t done = 0; done < static_cast<hsize_t>(count); done += h5_piece) {
-    const hsize_t n[1] = {std::min<hsize_t>(h5_piece, count - done)};
-    const hsize_t start[1] = {static_cast<hsize_t>(first) + done};
-    h5_id mem(H5Screate_simple(1, n, nullptr), H5Sclose);
-    h5_id slab(H5Scopy(space.get()), H5Sclose);
-    if (ndims == 2) {  // select the same entries of the 2-D space
-      const hsize_t start2[2] = {dims[0] == 1 ? 0 : start[0], dims[0] == 1 ? start[0] : 0};
-      const hsize_t n2[2] = {dims[0] == 1 ? 1 : n[0], dims[0] == 1 ? n[0] : 1};
-      H5Sselect_hyperslab(slab.get(), H5S_SELECT_SET, start2, nullptr, n2, nullptr);
-    } else {
-      H5Sselect_hyperslab(slab.get(), H5S_SELECT_SET, start, nullptr, n, nullptr);
-    }
-    if (H5Dread(set.get(), H5T_NATIVE_DOUBLE, mem.get(), slab.get(), H5P_DEFAULT, v.data() + done) < 0)
-      DSPMV_BAD_INPUT(path, where, "read failed (truncated or corrupt file?)");
-  }
-  return v;
-}
-
-/// Writes `v` as the 1-D float64 dataset `name` of a new HDF5 file, under a temporary name
-/// renamed at the end, so that a failure leaves no partial file.
-void write_h5_vector(const std::string& path, const std::string& name, const std::vector<double>& v) {
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  const std::string tmp = path + ".tmp." + std::to_string(getpid());
-  auto fail = [&](const std::string& problem) {
-    std::remove(tmp.c_str());
-    DSPMV_BAD_INPUT(path, "", problem);
-  };
-  {
-    h5_id file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
-    if (!file.ok()) fail("cannot create the file (does the folder exist and is it writable?)");
-    const hsize_t dims[1] = {v.size()};
-    h5_id space(H5Screate_simple(1, dims, nullptr), H5Sclose);
-    h5_id set(H5Dcreate2(file.get(), name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-              H5Dclose);
-    if (!set.ok()) fail("cannot create dataset /" + name);
-    for (hsize_t done = 0; done < v.size(); done += h5_piece) {
-      const hsize_t n[1] = {std::min<hsize_t>(h5_piece, v.size() - done)};
-      const hsize_t start[1] = {done};
-      h5_id mem(H5Screate_simple(1, n, nullptr), H5Sclose);
-      H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, n, nullptr);
-      if (H5Dwrite(set.get(), H5T_NATIVE_DOUBLE, mem.get(), space.get(), H5P_DEFAULT, v.data() + done) < 0)
-        fail("write failed (disk full?)");
-    }
-    if (!set.close() || !file.close()) fail("closing the file failed (disk full?)");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) fail("cannot rename the temporary file into place");
 }
 
 // ---- Matrix Market dense vectors -------------------------------------------------------------
@@ -224,6 +120,19 @@ std::vector<double> read_mtx_vector(const std::string& path, global_index_type r
   return v;
 }
 
+io::vector_read_options rhs_read_options(const solve_options& o) {
+  io::vector_read_options r;
+  r.default_dataset = "b";
+  r.allow_nonfinite = o.allow_nonfinite;
+  return r;
+}
+
+io::vector_write_options solution_write_options() {
+  io::vector_write_options w;
+  w.default_dataset = "x";
+  return w;
+}
+
 // ---- setup -----------------------------------------------------------------------------------
 
 matrix_options matrix_options_of(const solve_options& o, backend where) {
@@ -250,33 +159,33 @@ solvers::backend_array make_rhs(matrix& A, const solve_options& o) {
     return b;
   }
   std::vector<double> slice;
-  dist::collective_try(A.comm(), [&] {
-    if (is_hdf5_path(o.rhs)) {
-      slice = read_h5_vector(o.rhs, "b", A.global_rows(), A.caller_first_row(), A.caller_rows());
-    } else if (ends_with(o.rhs, ".mtx")) {
+  if (ends_with(o.rhs, ".mtx")) {
+    dist::collective_try(A.comm(), [&] {
       const auto whole = read_mtx_vector(o.rhs, A.global_rows());
       slice.assign(whole.begin() + A.caller_first_row(), whole.begin() + A.caller_first_row() + A.caller_rows());
-    } else {
-      DSPMV_BAD_INPUT(o.rhs, "", "unknown right-hand side format: expected .h5/.hdf5 (dataset b) or .mtx (array)");
-    }
-    if (!o.allow_nonfinite)
-      for (std::size_t i = 0; i < slice.size(); ++i)
-        if (!std::isfinite(slice[i]))
-          DSPMV_BAD_INPUT(o.rhs, fmt::format("entry {}", A.caller_first_row() + static_cast<global_index_type>(i)),
-                          "NaN or Inf (pass --allow-nonfinite to accept it)");
-  });
+      if (!o.allow_nonfinite)
+        for (std::size_t i = 0; i < slice.size(); ++i)
+          if (!std::isfinite(slice[i]))
+            DSPMV_BAD_INPUT(o.rhs, fmt::format("entry {}", A.caller_first_row() + static_cast<global_index_type>(i)),
+                            "NaN or Inf (pass --allow-nonfinite to accept it)");
+    });
+  } else {
+    // Each rank reads its own entries (io/vector_io.hpp); HDF5 without a name: dataset b.
+    slice = read_vector_slice(A.comm(), o.rhs, A.global_rows(), "rows", A.caller_first_row(), A.caller_rows(),
+                              rhs_read_options(o));
+  }
   std::vector<double> part(A.local_rows());
   A.to_partitioned(slice.data(), part.data());
   b.copy_from_host(part.data());
   return b;
 }
 
-/// x (partitioned layout, backend memory) in the original row order, whole, on rank 0.
-std::vector<double> gather_solution(const matrix& A, const solvers::backend_array& x) {
+/// Writes x (partitioned layout, backend memory) in the original row order, each rank its slice.
+void write_solution(const matrix& A, const solvers::backend_array& x, const solve_options& o) {
   const auto part = x.to_host();
   std::vector<double> caller(A.caller_rows());
   A.from_partitioned(part.data(), caller.data());
-  return dist::gatherv(caller, 0, A.comm());  // caller ranges are contiguous in rank order
+  write_vector_slices(A.comm(), o.output, A.global_rows(), A.caller_first_row(), caller, solution_write_options());
 }
 
 /// Largest |x_i - 1| over all ranks (the error when b = A * 1).
@@ -371,8 +280,7 @@ void check_options(const solve_options& o) {
   if (!(o.rtol > 0)) DSPMV_BAD_INPUT("--rtol", std::to_string(o.rtol), "must be positive");
   if (o.max_iters < 0) DSPMV_BAD_INPUT("--max-iters", std::to_string(o.max_iters), "must be >= 0");
   if (o.restart < 1) DSPMV_BAD_INPUT("--restart", std::to_string(o.restart), "must be >= 1");
-  if (!o.output.empty() && !is_hdf5_path(o.output))
-    DSPMV_BAD_INPUT("--output", o.output, "the solution is written as HDF5: use a .h5 or .hdf5 name");
+  if (!o.output.empty()) io::plan_vector_output(o.output, 0, solution_write_options());  // a known format
 }
 
 }  // namespace
@@ -394,9 +302,12 @@ CLI::App* add_solve_command(CLI::App& cli, solve_options& o) {
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   s->add_option("--rhs", o.rhs,
-                "right-hand side in the original row order: .h5/.hdf5 with a 1-D dataset 'b', or a Matrix Market "
-                "dense vector (.mtx, 'matrix array real general', N x 1); default b = A*1");
-  s->add_option("--output", o.output, "write x, in the original row order, to this .h5 file (dataset 'x')");
+                "right-hand side in the original row order: FILE.h5 (dataset b, else the file's only 1-D dataset; "
+                "FILE.h5:/path names one), FILE.npy, a PETSc binary vector (.petsc, .dat), or a Matrix Market dense "
+                "vector (.mtx, 'matrix array real general', N x 1); default b = A*1");
+  s->add_option("--output,-o", o.output,
+                "write x in the original row order: FILE.h5 (dataset x; FILE.h5:/path names it), FILE.npy, or "
+                "FILE.petsc / FILE.dat (PETSc binary)");
   s->add_option("--format,-f", o.format, "storage format of the local blocks (see distspmv --help)")
       ->capture_default_str();
   s->add_option("--partition", o.partition, "row partitioner (see distspmv --help)")
@@ -419,8 +330,8 @@ CLI::App* add_solve_command(CLI::App& cli, solve_options& o) {
 }
 
 int run_solve(const solve_options& o) {
-  check_options(o);
   const MPI_Comm world = MPI_COMM_WORLD;
+  dist::collective_try(world, [&] { check_options(o); });
   const backend where = dist::select_backend(o.backend, world);  // one GPU per rank on cuda
   const double t0 = MPI_Wtime();
   auto A = matrix::from_source(world, o.source, matrix_options_of(o, where));
@@ -439,12 +350,7 @@ int run_solve(const solve_options& o) {
                                        : solvers::gmres(A, b.data(), x.data(), so);
   if (o.rhs.empty()) facts.error_from_ones = error_from_ones(A, x);
 
-  if (!o.output.empty()) {
-    const auto whole = gather_solution(A, x);
-    dist::collective_try(world, [&] {
-      if (A.rank() == 0) write_h5_vector(o.output, "x", whole);
-    });
-  }
+  if (!o.output.empty()) write_solution(A, x, o);
   if (A.rank() == 0) print_report(A, o, result, facts);
   if (!o.json.empty()) {
     dist::collective_try(world, [&] {

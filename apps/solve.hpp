@@ -4,9 +4,11 @@
 //   mpirun -np 4 distspmv solve A.h5 --method cg --rtol 1e-8 --json solve.json
 //
 // Without --rhs, b = A * 1 (so the exact solution is the vector of ones). --rhs reads b in the
-// original row order from an HDF5 file (a 1-D dataset named `b`, any float or integer type) or a
-// Matrix Market dense vector (`%%MatrixMarket matrix array real general`, N x 1). --output
-// writes x, in the original row order, to an HDF5 file as the 1-D float64 dataset `x`.
+// original row order, each rank its own entries: an HDF5 file (dataset `b`, or the file's only
+// 1-D dataset, or FILE.h5:/name), a NumPy .npy file, a PETSc binary vector (io/vector_io.hpp), or
+// a Matrix Market dense vector (`%%MatrixMarket matrix array real general`, N x 1, read whole).
+// --output writes x in the original row order, each rank its slice, as HDF5 (float64 dataset `x`
+// unless FILE.h5:/name), .npy or PETSc binary, by the extension.
 #pragma once
 
 #include <cstdint>
@@ -25,8 +27,8 @@ struct solve_options {
   int max_iters = 10000;
   int restart = 30;                  ///< GMRES(m)
   bool no_jacobi = false;            ///< turn the Jacobi preconditioner off
-  std::string rhs;                   ///< optional: .h5/.hdf5 (dataset b) or .mtx (dense array)
-  std::string output;                ///< optional: .h5/.hdf5, dataset x
+  std::string rhs;                   ///< optional: .h5 (dataset b), .npy, PETSc binary or .mtx (dense array)
+  std::string output;                ///< optional: .h5 (dataset x), .npy or PETSc binary (.petsc, .dat)
   std::string format = "auto";       ///< local storage format
   std::string partition = "auto";    ///< auto | metis | block
   std::string backend = "auto";      ///< auto (cuda when every rank sees a GPU) | cuda | host

@@ -62,22 +62,6 @@ constexpr std::size_t max_piece_bytes = std::size_t{1} << 30;
 /// the scratch buffer at 64 MiB while each read stays large enough to run at disk speed.
 constexpr std::size_t widen_piece_entries = std::size_t{16} << 20;
 
-// ---- HDF5 error text -------------------------------------------------------------------------
-
-herr_t keep_innermost(unsigned, const H5E_error2_t* e, void* data) {
-  if (e != nullptr && e->desc != nullptr && e->desc[0] != '\0') *static_cast<std::string*>(data) = e->desc;
-  return 0;
-}
-
-/// The innermost message of HDF5's error stack (walking down from the API call, the last entry is
-/// where the failure was detected, e.g. "truncated file: eof = ..."), then clears the stack.
-std::string hdf5_error_text() {
-  std::string text;
-  H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, keep_innermost, &text);
-  H5Eclear2(H5E_DEFAULT);
-  return text.empty() ? std::string("HDF5 gave no detail") : text;
-}
-
 // ---- names -----------------------------------------------------------------------------------
 
 /// "/A", "/" or "/a/b" from a user's group name ("A", "/A/", "" -> "/").
@@ -125,16 +109,6 @@ hid_t native_type() {
 }
 
 // ---- opening ---------------------------------------------------------------------------------
-
-h5_plist file_access_list() {
-  h5_plist fapl(H5Pcreate(H5P_FILE_ACCESS));
-#if H5_VERSION_GE(1, 10, 7)
-  // Keep HDF5's file locking, but do not fail on file systems without flock (some Lustre and NFS
-  // mounts), where HDF5 1.10 otherwise refuses to open any file.
-  if (fapl) H5Pset_file_locking(fapl.get(), true, true);
-#endif
-  return fapl;
-}
 
 h5_file open_for_read(const std::string& path) {
   silence_hdf5_errors();

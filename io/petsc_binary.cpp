@@ -374,6 +374,16 @@ void write_vector_as(const std::string& path, const std::vector<double>& x) {
   out.finish();
 }
 
+template <typename Int>
+std::string vector_header_as(global_index_type length) {
+  std::string head;
+  for (const std::int64_t field : {vec_file_classid, static_cast<std::int64_t>(length)}) {
+    const Int v = big_endian(static_cast<Int>(field));
+    head.append(reinterpret_cast<const char*>(&v), sizeof v);
+  }
+  return head;
+}
+
 }  // namespace
 
 bool is_petsc_binary(std::string_view head) {
@@ -436,6 +446,12 @@ void write_petsc_vector(const std::string& path, const std::vector<double>& x, c
     write_vector_as<std::int64_t>(path, x);
   else
     write_vector_as<std::int32_t>(path, x);
+}
+
+std::string petsc_vector_header(global_index_type length, const petsc_write_options& options) {
+  // The same choice of width as write_petsc_vector.
+  if (options.index64 || length > int32_max) return vector_header_as<std::int64_t>(length);
+  return vector_header_as<std::int32_t>(length);
 }
 
 }  // namespace distspmv::io

@@ -83,4 +83,8 @@ std::vector<double> read_petsc_vector_rows(const std::string& path, row_range ra
 /// Writes a vector as VecView would; no partial file on failure.
 void write_petsc_vector(const std::string& path, const std::vector<double>& x, const petsc_write_options& options = {});
 
+/// The header write_petsc_vector writes for a vector of `length` entries; the values follow it,
+/// 8 big-endian bytes each. For writers that fill the values in slices (io/vector_io.hpp).
+std::string petsc_vector_header(global_index_type length, const petsc_write_options& options = {});
+
 }  // namespace distspmv::io

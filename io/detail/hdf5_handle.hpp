@@ -1,4 +1,5 @@
-// RAII owners for HDF5 identifiers (internal to io/ and its tests; includes hdf5.h).
+// RAII owners for HDF5 identifiers, HDF5's error text and our file access properties (internal
+// to io/ and its tests; includes hdf5.h).
 //
 // Every hid_t we open is owned by exactly one h5_handle, so an exception thrown half way through
 // a read or a write still closes the datasets, spaces, types and the file; HDF5's default
@@ -7,6 +8,7 @@
 
 #include <hdf5.h>
 
+#include <string>
 #include <utility>
 
 namespace distspmv::io::detail {
@@ -63,5 +65,30 @@ using h5_object = h5_handle<H5Oclose>;
 /// Turns off HDF5's printing of its error stack to stderr for this process: failures become
 /// our exceptions, which name the file and dataset. Cheap; call at every entry point.
 inline void silence_hdf5_errors() noexcept { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+
+inline herr_t keep_innermost_error(unsigned, const H5E_error2_t* e, void* data) {
+  if (e != nullptr && e->desc != nullptr && e->desc[0] != '\0') *static_cast<std::string*>(data) = e->desc;
+  return 0;
+}
+
+/// The innermost message of HDF5's error stack (walking down from the API call, the last entry is
+/// where the failure was detected, e.g. "truncated file: eof = ..."), then clears the stack.
+inline std::string hdf5_error_text() {
+  std::string text;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, keep_innermost_error, &text);
+  H5Eclear2(H5E_DEFAULT);
+  return text.empty() ? std::string("HDF5 gave no detail") : text;
+}
+
+/// File access properties for reading and writing our files.
+inline h5_plist file_access_list() {
+  h5_plist fapl(H5Pcreate(H5P_FILE_ACCESS));
+#if H5_VERSION_GE(1, 10, 7)
+  // Keep HDF5's file locking, but do not fail on file systems without flock (some Lustre and NFS
+  // mounts), where HDF5 1.10 otherwise refuses to open any file.
+  if (fapl) H5Pset_file_locking(fapl.get(), true, true);
+#endif
+  return fapl;
+}
 
 }  // namespace distspmv::io::detail

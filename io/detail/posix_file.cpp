@@ -62,6 +62,20 @@ bool write_all(int fd, const void* data, std::size_t size) {
   return true;
 }
 
+bool write_at(int fd, std::uint64_t offset, const void* data, std::size_t size) {
+  const char* p = static_cast<const char*>(data);
+  std::size_t done = 0;
+  while (done < size) {
+    const ssize_t put = ::pwrite(fd, p + done, size - done, static_cast<off_t>(offset + done));
+    if (put < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    done += static_cast<std::size_t>(put);
+  }
+  return true;
+}
+
 std::int64_t read_at(int fd, std::uint64_t offset, void* data, std::size_t size) {
   char* p = static_cast<char*>(data);
   std::size_t done = 0;

@@ -49,6 +49,9 @@ class temp_file_guard {
 /// Writes all `size` bytes; false (errno set) on failure.
 bool write_all(int fd, const void* data, std::size_t size);
 
+/// Writes all `size` bytes at `offset` (pwrite); false (errno set) on failure.
+bool write_at(int fd, std::uint64_t offset, const void* data, std::size_t size);
+
 /// Reads up to `size` bytes at `offset`; returns how many were read (fewer only at the end of the
 /// file), or -1 with errno set.
 std::int64_t read_at(int fd, std::uint64_t offset, void* data, std::size_t size);

@@ -379,15 +379,22 @@ TEST(Distributed, TransportChoiceFollowsThePlacement) {
 
 TEST(Distributed, HostsAreNamesOrMpiNodesWhicheverIsMore) {
   using dist::rank_placement;
-  // rank, local rank, local ranks, host
-  std::vector<rank_placement> p = {{0, 0, 2, "a"}, {1, 1, 2, "a"}, {2, 0, 2, "b"}, {3, 1, 2, "b"}};
+  auto on = [](int rank, int local_rank, const char* host) {
+    rank_placement r;
+    r.rank = rank;
+    r.local_rank = local_rank;
+    r.local_ranks = 2;
+    r.host = host;
+    return r;
+  };
+  std::vector<rank_placement> p = {on(0, 0, "a"), on(1, 1, "a"), on(2, 0, "b"), on(3, 1, "b")};
   EXPECT_EQ(dist::host_count(p), 2);
   EXPECT_FALSE(dist::single_host(p));
   // Two nodes that share a host name (containers, cloned machines): MPI's split tells them apart.
   for (auto& r : p) r.host = "same";
   EXPECT_EQ(dist::host_count(p), 2);
   EXPECT_FALSE(dist::single_host(p));
-  p = {{0, 0, 2, "a"}, {1, 1, 2, "a"}};
+  p = {on(0, 0, "a"), on(1, 1, "a")};
   EXPECT_EQ(dist::host_count(p), 1);
   EXPECT_TRUE(dist::single_host(p));
 }
