@@ -3,6 +3,7 @@
 # Sets METIS_FOUND, METIS_INCLUDE_DIR, METIS_LIBRARY, METIS_IDX_WIDTH and the imported target
 # METIS::METIS. Honours METIS_ROOT / CMAKE_PREFIX_PATH (e.g. -DMETIS_ROOT=/opt/metis/usr for a
 # package unpacked with dpkg -x).
+include(${CMAKE_CURRENT_LIST_DIR}/distspmv_version_from_header.cmake)
 find_path(METIS_INCLUDE_DIR metis.h PATH_SUFFIXES include)
 find_library(METIS_LIBRARY NAMES metis PATH_SUFFIXES lib lib64 lib/x86_64-linux-gnu)
 

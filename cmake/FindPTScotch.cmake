@@ -10,6 +10,7 @@
 # 64-bit one is preferred, since graphs past 2^31 arcs are what PT-Scotch is here for; its
 # libraries carry the same sonames as the 32-bit ones, so they are taken from the directory that
 # matches the header (and found at run time through the build tree's RPATH).
+include(${CMAKE_CURRENT_LIST_DIR}/distspmv_version_from_header.cmake)
 find_path(PTScotch_INCLUDE_DIR ptscotch.h
           PATH_SUFFIXES include/scotch-int64 scotch-int64 include/scotch-long scotch-long include/scotch scotch include)
 

@@ -13,26 +13,15 @@ function(distspmv_add_library name)
   endif()
   add_library(${name} ${srcs})
   target_compile_features(${name} PUBLIC cxx_std_17)
-  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/generated)
+  # The tree in the build; the installed headers' folder comes from install(TARGETS ... INCLUDES).
+  target_include_directories(${name} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
+                                            $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/generated>)
   target_link_libraries(${name} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
   distspmv_set_warnings(${name})
   if(DISTSPMV_ENABLE_CUDA)
     set_target_properties(${name} PROPERTIES CUDA_STANDARD 17 CUDA_SEPARABLE_COMPILATION OFF)
     target_compile_options(${name} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr -lineinfo>)
   endif()
-endfunction()
-
-# distspmv_version_from_header(OUT HEADER PREFIX PART...): "a.b.c" from the header's lines
-# "#define <PREFIX><PART> <number>", one per PART (find modules of packages without a CMake config).
-function(distspmv_version_from_header out header prefix)
-  set(version "")
-  foreach(part ${ARGN})
-    file(STRINGS "${header}" line REGEX "^#define ${prefix}${part}[ \t]+[0-9]+")
-    string(REGEX MATCH "[0-9]+$" num "${line}")
-    list(APPEND version "${num}")
-  endforeach()
-  list(JOIN version "." version)
-  set(${out} "${version}" PARENT_SCOPE)
 endfunction()
 
 function(distspmv_set_warnings target)

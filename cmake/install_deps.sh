@@ -9,7 +9,7 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -q
 $SUDO apt-get install -y -q --no-install-recommends \
-  build-essential cmake ninja-build pkg-config git ca-certificates \
+  build-essential gfortran cmake ninja-build pkg-config git ca-certificates \
   libopenmpi-dev openmpi-bin libmetis-dev libptscotch-dev libhdf5-dev zlib1g-dev \
   libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev \
   python3 python3-numpy python3-scipy python3-h5py python3-matplotlib \
