@@ -7,7 +7,7 @@
 
 namespace distspmv::partition {
 
-std::vector<int> partition_metis(const graph& g, int parts, int seed) {
+std::vector<int> partition_metis(const graph& g, int parts, int seed, const metis_options& how) {
   DSPMV_REQUIRE(parts >= 1, "partition_metis: parts must be >= 1, got " + std::to_string(parts));
   std::vector<int> part(g.vertices, 0);
   if (parts == 1 || g.vertices == 0) return part;  // METIS fails for one part
@@ -25,6 +25,9 @@ std::vector<int> partition_metis(const graph& g, int parts, int seed) {
   METIS_SetDefaultOptions(options);
   options[METIS_OPTION_SEED] = seed;
   options[METIS_OPTION_NUMBERING] = 0;
+  if (how.refinement_iterations >= 0) options[METIS_OPTION_NITER] = how.refinement_iterations;
+  if (how.coarsening >= 0) options[METIS_OPTION_CTYPE] = how.coarsening == 0 ? METIS_CTYPE_RM : METIS_CTYPE_SHEM;
+  if (how.no_two_hop >= 0) options[METIS_OPTION_NO2HOP] = how.no_two_hop;
   std::vector<idx_t> result(g.vertices);
   const int rc = METIS_PartGraphKway(&nvtxs, &ncon, xadj.data(), adjncy.data(), vwgt.data(), nullptr, nullptr, &nparts,
                                      nullptr, nullptr, options, &objval, result.data());

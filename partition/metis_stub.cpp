@@ -3,7 +3,7 @@
 
 namespace distspmv::partition {
 
-std::vector<int> partition_metis(const graph& g, int parts, int) {
+std::vector<int> partition_metis(const graph& g, int parts, int, const metis_options&) {
   if (parts == 1) return std::vector<int>(g.vertices, 0);
   DSPMV_NOT_COMPILED("METIS");
 }

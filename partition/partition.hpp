@@ -38,9 +38,18 @@ struct graph {
 template <typename V, typename I>
 graph symmetrised_graph(const csr_matrix<V, I>& a);
 
+/// METIS options that trade quality for time (negative: METIS's default).
+struct metis_options {
+  int refinement_iterations = -1;  ///< METIS_OPTION_NITER (default 10)
+  int coarsening = -1;             ///< METIS_OPTION_CTYPE: 0 random matching, 1 heavy-edge (default)
+  int no_two_hop = -1;             ///< METIS_OPTION_NO2HOP: 1 skips 2-hop matching (power-law graphs)
+  /// The options jobs/bench_partition.cpp times against the defaults.
+  static metis_options fast() { return {2, -1, -1}; }
+};
+
 /// METIS k-way; `parts` == 1 returns all zeros without calling METIS (which fails on one part).
 /// Throws not_compiled in a build without METIS and bad_input when the graph is too large.
-std::vector<int> partition_metis(const graph& g, int parts, int seed = 1);
+std::vector<int> partition_metis(const graph& g, int parts, int seed = 1, const metis_options& options = {});
 
 /// PT-Scotch k-way over the ranks of `comm`, collective. Each rank passes its rows
 /// [first_row, first_row + rows.rows) of a square matrix of `global_rows` rows, with global column

@@ -14,7 +14,11 @@ namespace distspmv::dist {
 // 1-5% of the bytes, that METIS cuts 10-20 fold (bcsstk16, cage11, email-Enron relabelled at 2
 // ranks: tests/dist/dist_test.cpp AutoHaloIsNearTheBestAfterRandomRelabelling). The edge cut tells
 // the two apart: a local numbering (stencils, banded and mesh matrices in their own order) cuts a
-// few percent of the nonzeros, a numbering without locality 1 - 1/ranks of them. Block's row
+// few percent of the nonzeros, a numbering without locality 1 - 1/ranks of them. Such a numbering
+// with a hidden halo is repartitioned only while the partitioner is cheap (2^24 nonzeros: METIS
+// took 9.4 s for the 8.2 M of gen:rmat:20:8 on one dev-VM core, 49.5 s for the 33.5 M of
+// gen:rmat:22:8 on the 2x H200 host): past that it costs a whole solve's worth of applies to cut
+// a halo the overlap already hides. Block's row
 // ranges are balanced by nonzeros for files and by rows for generators; an imbalance beyond 1.2 is
 // worth a partitioner too. METIS gathers the graph on one
 // rank with 32-bit ids; past that PT-Scotch partitions it where it lies (partition/README.md).
@@ -24,10 +28,15 @@ auto_partition_choice choose_partitioner(const auto_partition_figures& f) {
       "{:.1f}% of the nonzeros (limit {:.0f}%), nnz imbalance {:.3f} (limit {:.1f})",
       100 * f.block_halo_ratio, 100 * auto_max_halo_ratio, 100 * f.cut_fraction, 100 * auto_max_cut_fraction,
       f.nnz_imbalance, auto_max_imbalance);
-  if (f.block_halo_ratio <= auto_max_halo_ratio && f.cut_fraction <= auto_max_cut_fraction &&
-      f.nnz_imbalance <= auto_max_imbalance)
+  const bool hidden = f.block_halo_ratio <= auto_max_halo_ratio && f.nnz_imbalance <= auto_max_imbalance;
+  if (hidden && f.cut_fraction <= auto_max_cut_fraction)
     return {partitioner::block, figures + ": the numbering is local and the overlap hides the halo, block keeps "
                                           "the caller's order"};
+  if (hidden && f.global_nnz > auto_max_locality_nnz)
+    return {partitioner::block,
+            figures + fmt::format(": the overlap hides the halo; a partitioner could cut it, but on {} nonzeros (more "
+                                  "than 2^24) it would cost more setup time than the hidden halo costs, so block stays",
+                                  f.global_nnz)};
   const bool metis_fits = f.global_nnz <= metis_max_nnz;
   if (f.have_metis && metis_fits) return {partitioner::metis, figures + ": METIS may cut the halo"};
   const std::string why_not_metis =

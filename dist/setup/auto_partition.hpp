@@ -33,6 +33,10 @@ inline constexpr double auto_max_imbalance = 1.2;
 /// ... and its edge cut at most this fraction of the nonzeros: the numbering is local (a numbering
 /// without locality cuts about 1 - 1/ranks of them, at least half).
 inline constexpr double auto_max_cut_fraction = 0.10;
+/// A numbering without locality whose halo the overlap hides is repartitioned only up to this many
+/// nonzeros: past it the partitioner costs more setup time than a hidden halo can cost (METIS:
+/// about 1.1 us per nonzero of an R-MAT graph on one core, jobs/bench_partition.cpp).
+inline constexpr offset_type auto_max_locality_nnz = offset_type{1} << 24;
 /// Largest matrix METIS partitions on one rank: its symmetrised graph (at most twice the
 /// nonzeros in arcs) must stay below the 2^31 of Debian's 32-bit idx_t.
 inline constexpr offset_type metis_max_nnz = offset_type{1} << 30;
