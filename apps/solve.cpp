@@ -3,7 +3,6 @@
 // through dist::collective_try, so a failure is the same error on every rank, never a hang.
 #include "apps/solve.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -284,50 +283,6 @@ void check_options(const solve_options& o) {
 }
 
 }  // namespace
-
-CLI::App* add_solve_command(CLI::App& cli, solve_options& o) {
-  auto* s = cli.add_subcommand("solve",
-                               "solve A x = b with CG or GMRES, distspmv as the operator (b = A*1 unless --rhs)");
-  s->add_option("matrix", o.source, "A.h5, A.mtx, A.mtx.gz, or a generator gen:KIND:ARGS")->required();
-  s->add_option("--method", o.method, "cg (symmetric positive definite matrices) or gmres (any)")
-      ->check(CLI::IsMember({"cg", "gmres"}))
-      ->capture_default_str();
-  s->add_option("--rtol", o.rtol, "stop when ||b - A x|| <= RTOL * ||b||")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  s->add_option("--max-iters", o.max_iters, "iteration limit (exit code 2 when reached)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  s->add_option("--restart", o.restart, "GMRES restart length m (Krylov vectors per cycle)")
-      ->check(CLI::Range(1, 1000))
-      ->capture_default_str();
-  s->add_option("--rhs", o.rhs,
-                "right-hand side in the original row order: FILE.h5 (dataset b, else the file's only 1-D dataset; "
-                "FILE.h5:/path names one), FILE.npy, a PETSc binary vector (.petsc, .dat), or a Matrix Market dense "
-                "vector (.mtx, 'matrix array real general', N x 1); default b = A*1");
-  s->add_option("--output,-o", o.output,
-                "write x in the original row order: FILE.h5 (dataset x; FILE.h5:/path names it), FILE.npy, or "
-                "FILE.petsc / FILE.dat (PETSc binary)");
-  s->add_option("--format,-f", o.format, "storage format of the local blocks (see distspmv --help)")
-      ->capture_default_str();
-  s->add_option("--partition", o.partition, "row partitioner (see distspmv --help)")
-      ->check(CLI::IsMember({"auto", "metis", "ptscotch", "block"}))
-      ->capture_default_str();
-  s->add_option("--backend", o.backend, "where the solve runs: auto (cuda when every rank has a GPU), cuda, host")
-      ->check(CLI::IsMember({"auto", "cuda", "host"}))
-      ->capture_default_str();
-  s->add_option("--transport", o.transport, "halo exchange: auto, nccl, cuda-ipc, mpi-cuda, mpi-staged, mpi-host")
-      ->check(CLI::IsMember({"auto", "nccl", "cuda-ipc", "mpi-cuda", "mpi-staged", "mpi-host"}))
-      ->capture_default_str();
-  s->add_option("--json", o.json, "also write the report as JSON to this file");
-  s->add_flag("--no-jacobi", o.no_jacobi, "no preconditioner (default: Jacobi, on the right for GMRES)");
-  s->add_option("--history-every", o.history_every, "print the residual every N iterations (0: never)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  s->add_flag("--allow-nonfinite", o.allow_nonfinite, "accept NaN and Inf values in the matrix and in b");
-  s->add_option("--seed", o.seed, "seed of random generators")->capture_default_str();
-  return s;
-}
 
 int run_solve(const solve_options& o) {
   const MPI_Comm world = MPI_COMM_WORLD;

@@ -39,7 +39,7 @@ struct solve_options {
   std::uint64_t seed = 1;            ///< generator seed
 };
 
-/// Defines the `solve` subcommand of `cli`, filling `options` when it is parsed. Returns it, so
+/// Defines the `solve` subcommand of `cli` (apps/cli.cpp), filling `options` when it is parsed. Returns it, so
 /// that main() can test `if (*solve)` (or use cli.got_subcommand("solve")).
 CLI::App* add_solve_command(CLI::App& cli, solve_options& options);
 

@@ -404,6 +404,8 @@ constexpr std::uint64_t rmat_col_mask = (std::uint64_t{1} << rmat_col_bits) - 1;
 void sort_row_by_column(rmat_entry* first, rmat_entry* last, int column_bits, std::vector<rmat_entry>& buffer,
                         std::vector<std::uint32_t>& count) {
   const std::size_t n = static_cast<std::size_t>(last - first);
+  // An empty row of an empty bucket may come as (nullptr, nullptr): first + 1 would be UB.
+  if (n < 2) return;
   if (n <= 48) {
     for (rmat_entry* i = first + 1; i < last; ++i) {
       const rmat_entry moving = *i;

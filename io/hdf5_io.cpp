@@ -35,8 +35,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <new>
 #include <optional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -509,7 +511,11 @@ matrix_location locate(const std::string& path, const h5_read_options& options) 
     m.layout = h5_layout::native_csr;
     describe_native(m);
   }
-  // Sizes every layout shares.
+  // Sizes every layout shares. rows + 1 (the row pointer's length) must not overflow.
+  constexpr global_index_type most = std::numeric_limits<global_index_type>::max();
+  if (m.rows >= most || m.cols >= most)
+    DSPMV_BAD_INPUT(path, "group " + m.group, "shape " + to_string(m.rows) + " x " + to_string(m.cols) +
+                                                  " is too large: rows and columns must be below 2^63 - 1");
   if (m.layout == h5_layout::native_csr || m.layout == h5_layout::binsparse_csr) {
     if (static_cast<global_index_type>(m.major->length) != m.rows + 1)
       DSPMV_BAD_INPUT(path, m.major->where, "has " + to_string(m.major->length) + " entries, expected rows + 1 = " +
@@ -601,10 +607,11 @@ csr_matrix<double> read_csr_rows(const matrix_location& m, row_range range, cons
 }
 
 /// CSR from entries grouped by a major index (MATLAB's columns) or not grouped at all (COO):
-/// a counting sort by row that keeps the file's order within a row, then sort_and_sum_rows.
-csr_matrix<double> csr_from_triplets(global_index_type rows, global_index_type cols,
-                                     const std::vector<global_index_type>& row_of,
-                                     const std::vector<global_index_type>& col_of, const std::vector<double>& values) {
+/// a counting sort by row that keeps the file's order within a row, then sum_repeated_columns.
+csr_matrix<double> csr_from_triplets(const matrix_location& m, const std::vector<global_index_type>& row_of,
+                                     const std::vector<global_index_type>& col_of, const std::vector<double>& values,
+                                     const h5_read_options& options) {
+  const global_index_type rows = m.rows, cols = m.cols;
   csr_matrix<double> a;
   a.rows = rows;
   a.cols = cols;
@@ -619,7 +626,9 @@ csr_matrix<double> csr_from_triplets(global_index_type rows, global_index_type c
     a.col_idx[at] = col_of[k];
     a.values[at] = values[k];
   }
-  if (!rows_canonical(a)) sort_and_sum_rows(a);
+  // m.minor and m.values are absent only from an empty MATLAB matrix, whose rows are canonical.
+  if (!rows_canonical(a))
+    sum_repeated_columns(a, 0, options.allow_nonfinite, {m.path, m.minor->where, m.values->where});
   return a;
 }
 
@@ -638,7 +647,7 @@ csr_matrix<double> read_matlab(const matrix_location& m, const h5_read_options& 
   }
   for (global_index_type c = 0; c < m.cols; ++c)
     std::fill(col_of.begin() + col_ptr[c], col_of.begin() + col_ptr[c + 1], c);
-  return csr_from_triplets(m.rows, m.cols, row_of, col_of, read_values(m, 0, m.nnz, options));
+  return csr_from_triplets(m, row_of, col_of, read_values(m, 0, m.nnz, options), options);
 }
 
 csr_matrix<double> read_coo(const matrix_location& m, const h5_read_options& options) {
@@ -646,7 +655,7 @@ csr_matrix<double> read_coo(const matrix_location& m, const h5_read_options& opt
   check_indices(m, *m.major, row_of, m.rows, "row");
   auto col_of = read_entries<std::int64_t>(m.path, *m.minor, 0, m.nnz);
   check_indices(m, *m.minor, col_of, m.cols, "column");
-  return csr_from_triplets(m.rows, m.cols, row_of, col_of, read_values(m, 0, m.nnz, options));
+  return csr_from_triplets(m, row_of, col_of, read_values(m, 0, m.nnz, options), options);
 }
 
 csr_matrix<double> read_whole(const matrix_location& m, const h5_read_options& options) {
@@ -655,6 +664,21 @@ csr_matrix<double> read_whole(const matrix_location& m, const h5_read_options& o
     case h5_layout::binsparse_coo: return read_coo(m, options);
     default: return read_csr_rows(m, row_range{0, m.rows}, options);
   }
+}
+
+/// Runs `read` (a read of `rows` rows and `nnz` entries), turning an allocation failure into a
+/// bad_input that gives the sizes: a small file can announce a huge matrix (MATLAB_sparse or a
+/// Binsparse shape of 2^60 rows; datasets of 2^40 entries whose storage was never written).
+template <typename Read>
+auto within_memory(const matrix_location& m, Read&& read) -> decltype(read()) {
+  try {
+    return read();
+  } catch (const std::bad_alloc&) {
+  } catch (const std::length_error&) {
+  }
+  DSPMV_BAD_INPUT(m.path, "group " + m.group, "a " + to_string(m.rows) + " x " + to_string(m.cols) +
+                                                  " matrix with " + to_string(m.nnz) +
+                                                  " nonzeros does not fit in memory");
 }
 
 // ---- writing ---------------------------------------------------------------------------------
@@ -782,7 +806,7 @@ h5_info read_hdf5_info(const std::string& path, const h5_read_options& options) 
 
 csr_matrix<double> read_hdf5(const std::string& path, const h5_read_options& options) {
   const matrix_location m = locate(path, options);
-  return read_whole(m, options);
+  return within_memory(m, [&] { return read_whole(m, options); });
 }
 
 csr_matrix<double> read_hdf5_rows(const std::string& path, row_range range, const h5_read_options& options) {
@@ -791,22 +815,22 @@ csr_matrix<double> read_hdf5_rows(const std::string& path, row_range range, cons
                 "read_hdf5_rows: row range [" + to_string(range.begin) + ", " + to_string(range.end) +
                     ") is not within [0, " + to_string(m.rows) + ") of " + path);
   if (m.layout == h5_layout::native_csr || m.layout == h5_layout::binsparse_csr)
-    return read_csr_rows(m, range, options);
+    return within_memory(m, [&] { return read_csr_rows(m, range, options); });
   // Column-major and unordered layouts have no per-row index in the file: read all, then slice.
-  return slice_rows(read_whole(m, options), range);
+  return slice_rows(within_memory(m, [&] { return read_whole(m, options); }), range);
 }
 
 std::vector<offset_type> read_hdf5_row_ptr(const std::string& path, const h5_read_options& options) {
   const matrix_location m = locate(path, options);
   if (m.layout == h5_layout::native_csr || m.layout == h5_layout::binsparse_csr) {
-    auto ptr = read_entries<std::int64_t>(path, *m.major, 0, m.major->length);
+    auto ptr = within_memory(m, [&] { return read_entries<std::int64_t>(path, *m.major, 0, m.major->length); });
     check_pointer(m, *m.major, ptr, 0, "row");
     if (ptr.front() != 0) DSPMV_BAD_INPUT(path, m.major->where, "starts at " + to_string(ptr.front()) + ", expected 0");
     if (ptr.back() != m.nnz)
       DSPMV_BAD_INPUT(path, m.major->where, "ends at " + to_string(ptr.back()) + ", expected nnz = " + to_string(m.nnz));
     return ptr;
   }
-  return read_whole(m, options).row_ptr;
+  return within_memory(m, [&] { return read_whole(m, options); }).row_ptr;
 }
 
 void write_hdf5(const std::string& path, const csr_matrix<double>& a, const h5_write_options& options) {

@@ -8,6 +8,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -164,32 +165,49 @@ std::string entries_note(const char* what, std::int64_t n) {
 /// Converts the C options; returns the problem instead of throwing, so that create can agree on
 /// it between the ranks. A backend or partitioner this build lacks is NOT_COMPILED here, before
 /// any setup work.
+/// The int a C caller passed as one of our enums. C lets a caller pass any int (the tests pass 7),
+/// but in C++ loading an enum object whose value lies outside its enumerators' range is undefined
+/// behaviour (UBSan: "load of value 7, which is not a valid value for type
+/// 'distspmv_memory_space'"): the bytes are copied into an int instead, and only that is compared.
+template <typename Enum>
+int c_enum_value(const Enum& e) {
+  static_assert(sizeof(Enum) == sizeof(int), "a C enum has the size of int");
+  int v = 0;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
+}
+
 local_problem convert_options(const distspmv_options* in, distspmv::matrix_options& out) {
   distspmv_options defaults;
   distspmv_options_default(&defaults);
   const distspmv_options& o = in ? *in : defaults;
   out = distspmv::matrix_options{};
   out.format = (o.format && o.format[0]) ? o.format : "auto";
-  switch (o.partitioner) {
+  switch (c_enum_value(o.partitioner)) {
     case DISTSPMV_PARTITION_METIS: out.partition = distspmv::partitioner::metis; break;
     case DISTSPMV_PARTITION_BLOCK: out.partition = distspmv::partitioner::block; break;
     case DISTSPMV_PARTITION_AUTO: out.partition = distspmv::partitioner::automatic; break;
     case DISTSPMV_PARTITION_PTSCOTCH: out.partition = distspmv::partitioner::ptscotch; break;
-    default: return invalid("opts->partitioner = " + std::to_string(static_cast<int>(o.partitioner)) + " is not a distspmv_partitioner");
+    default:
+      return invalid("opts->partitioner = " + std::to_string(c_enum_value(o.partitioner)) +
+                     " is not a distspmv_partitioner");
   }
-  switch (o.backend) {
+  switch (c_enum_value(o.backend)) {
     case DISTSPMV_BACKEND_CUDA: out.where = distspmv::backend::cuda; break;
     case DISTSPMV_BACKEND_HOST: out.where = distspmv::backend::host; break;
-    default: return invalid("opts->backend = " + std::to_string(static_cast<int>(o.backend)) + " is not a distspmv_backend");
+    default:
+      return invalid("opts->backend = " + std::to_string(c_enum_value(o.backend)) + " is not a distspmv_backend");
   }
-  switch (o.transport) {
+  switch (c_enum_value(o.transport)) {
     case DISTSPMV_TRANSPORT_AUTO: out.transport = distspmv::transport_kind::automatic; break;
     case DISTSPMV_TRANSPORT_NCCL: out.transport = distspmv::transport_kind::nccl; break;
     case DISTSPMV_TRANSPORT_MPI_CUDA: out.transport = distspmv::transport_kind::mpi_cuda; break;
     case DISTSPMV_TRANSPORT_MPI_STAGED: out.transport = distspmv::transport_kind::mpi_staged; break;
     case DISTSPMV_TRANSPORT_MPI_HOST: out.transport = distspmv::transport_kind::mpi_host; break;
     case DISTSPMV_TRANSPORT_CUDA_IPC: out.transport = distspmv::transport_kind::cuda_ipc; break;
-    default: return invalid("opts->transport = " + std::to_string(static_cast<int>(o.transport)) + " is not a distspmv_transport");
+    default:
+      return invalid("opts->transport = " + std::to_string(c_enum_value(o.transport)) +
+                     " is not a distspmv_transport");
   }
   out.metis_seed = o.metis_seed;
   out.h5_group = o.h5_group ? o.h5_group : "";
@@ -210,10 +228,11 @@ local_problem convert_options(const distspmv_options* in, distspmv::matrix_optio
   return {};
 }
 
-bool valid_space(distspmv_memory_space s) { return s == DISTSPMV_MEMORY_HOST || s == DISTSPMV_MEMORY_DEVICE; }
+/// `space` is c_enum_value of the caller's distspmv_memory_space.
+bool valid_space(int space) { return space == DISTSPMV_MEMORY_HOST || space == DISTSPMV_MEMORY_DEVICE; }
 
-distspmv::memory_space to_space(distspmv_memory_space s) {
-  return s == DISTSPMV_MEMORY_DEVICE ? distspmv::memory_space::device : distspmv::memory_space::host;
+distspmv::memory_space to_space(int space) {
+  return space == DISTSPMV_MEMORY_DEVICE ? distspmv::memory_space::device : distspmv::memory_space::host;
 }
 
 /// Collective: every rank learns whether any rank found a problem in its arguments. The lowest
@@ -290,14 +309,14 @@ int distspmv_create_csr(MPI_Comm comm, int64_t global_rows, int64_t first_row, i
     local_problem problem;
     if (!out) problem = invalid("argument 'out' is NULL");
     if (problem.empty()) problem = convert_options(opts, options);
-    if (problem.empty() && !valid_space(space))
-      problem = invalid("argument 'space' = " + std::to_string(static_cast<int>(space)) +
-                        " is not a distspmv_memory_space");
-    if (problem.empty() && space == DISTSPMV_MEMORY_DEVICE && !DISTSPMV_HAVE_CUDA)
+    const int space_value = c_enum_value(space);
+    if (problem.empty() && !valid_space(space_value))
+      problem = invalid("argument 'space' = " + std::to_string(space_value) + " is not a distspmv_memory_space");
+    if (problem.empty() && space_value == DISTSPMV_MEMORY_DEVICE && !DISTSPMV_HAVE_CUDA)
       problem = {DISTSPMV_ERROR_NOT_COMPILED,
                  "argument 'space' is DISTSPMV_MEMORY_DEVICE but distspmv was built without CUDA"};
     if (problem.empty() && rows < 0) problem = invalid("argument 'rows' = " + std::to_string(rows) + " is negative");
-    const bool host = space == DISTSPMV_MEMORY_HOST;
+    const bool host = space_value == DISTSPMV_MEMORY_HOST;
     if (problem.empty() && !row_ptr) {
       if (host && rows == 0)
         row_ptr = &zero_offset;
@@ -318,7 +337,7 @@ int distspmv_create_csr(MPI_Comm comm, int64_t global_rows, int64_t first_row, i
     }
     agree_on_arguments(comm, problem);
     auto entry = std::make_unique<handle_entry>(matrix_type::from_csr(
-        comm, global_rows, first_row, rows, row_ptr, col_ids, values, to_space(space), options));
+        comm, global_rows, first_row, rows, row_ptr, col_ids, values, to_space(space_value), options));
     *out = registry::instance().add(std::move(entry));
   });
 }
@@ -387,14 +406,14 @@ int distspmv_update_values(distspmv_matrix matrix, const double* values, distspm
   return guarded("distspmv_update_values", [&] {
     static const double no_value = 0.0;
     matrix_type& a = live_matrix(matrix);
-    if (!valid_space(space))
-      throw argument_error("argument 'space' = " + std::to_string(static_cast<int>(space)) +
-                           " is not a distspmv_memory_space");
+    const int space_value = c_enum_value(space);
+    if (!valid_space(space_value))
+      throw argument_error("argument 'space' = " + std::to_string(space_value) + " is not a distspmv_memory_space");
     if (!values) {
       if (a.caller_nnz() > 0) require_pointer(values, "values", entries_note("caller_nnz", a.caller_nnz()));
       values = &no_value;
     }
-    a.update_values(values, to_space(space));
+    a.update_values(values, to_space(space_value));
   });
 }
 

@@ -83,9 +83,23 @@ bool check_csr_entries(const csr_matrix<double>& a, global_index_type first_row,
   return canonical;
 }
 
+void sum_repeated_columns(csr_matrix<double>& a, global_index_type first_row, bool allow_nonfinite,
+                          const entry_places& places) {
+  sort_and_sum_rows(a);
+  if (allow_nonfinite) return;
+  for (global_index_type r = 0; r < a.rows; ++r)
+    for (offset_type k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
+      if (!std::isfinite(a.values[k]))
+        DSPMV_BAD_INPUT(places.path, places.values, "the repeated entries of row " + to_string(first_row + r) +
+                                                        ", column " + to_string(a.col_idx[k]) + " add up to " +
+                                                        to_string(a.values[k]) +
+                                                        " (allow_nonfinite accepts NaN and Inf)");
+}
+
 void finish_csr_rows(csr_matrix<double>& a, global_index_type first_row, bool allow_nonfinite,
                      const entry_places& places) {
-  if (!check_csr_entries(a, first_row, allow_nonfinite, places)) sort_and_sum_rows(a);
+  if (!check_csr_entries(a, first_row, allow_nonfinite, places))
+    sum_repeated_columns(a, first_row, allow_nonfinite, places);
 }
 
 void check_finite(const std::vector<double>& values, std::int64_t first_entry, bool allow_nonfinite,

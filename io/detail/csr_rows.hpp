@@ -75,7 +75,13 @@ void sort_and_sum_rows(csr_matrix<double>& a);
 bool check_csr_entries(const csr_matrix<double>& a, global_index_type first_row, bool allow_nonfinite,
                        const entry_places& places);
 
-/// check_csr_entries, then sort_and_sum_rows where some row needs it.
+/// sort_and_sum_rows, then, unless allow_nonfinite, a check that no sum overflowed: finite
+/// repeated entries (1e308 twice) can add up to Inf, which a check of the file's values before
+/// summing does not see (found by tests/fuzz/fuzz_hdf5). bad_input names the row and column.
+void sum_repeated_columns(csr_matrix<double>& a, global_index_type first_row, bool allow_nonfinite,
+                          const entry_places& places);
+
+/// check_csr_entries, then sum_repeated_columns where some row needs it.
 void finish_csr_rows(csr_matrix<double>& a, global_index_type first_row, bool allow_nonfinite,
                      const entry_places& places);
 

@@ -384,6 +384,32 @@ TEST_F(Hdf5Test, UnsortedAndRepeatedColumnsAreSortedAndSummed) {
   EXPECT_EQ(read_hdf5_info(path).nnz, 7);  // as stored
 }
 
+// Found by tests/fuzz/fuzz_hdf5 (issue 20): finite repeated entries that add up to Inf were
+// accepted without allow_nonfinite (the values were checked before summing), in every layout.
+TEST_F(Hdf5Test, RepeatedColumnsSummingToInfinityNeedAllowNonfinite) {
+  native_parts p;
+  p.indptr = {0, 2, 2, 5, 6};
+  p.indices = {0, 0, 0, 1, 4, 3};
+  p.data = {1e308, 1e308, 3, 4, 5, 6};
+  const std::string path = file("overflow.h5");
+  write_parts(path, p);
+  expect_bad_input([&] { read_hdf5(path); }, path, {"dataset /A/data", "row 0, column 0", "add up to inf"});
+  h5_read_options lenient;
+  lenient.allow_nonfinite = true;
+  EXPECT_EQ(read_hdf5(path, lenient).values[0], std::numeric_limits<double>::infinity());
+
+  const std::string matlab = file("overflow.mat");
+  {
+    h5_builder b(matlab);
+    const hid_t g = b.group("/A");
+    b.attribute(g, "MATLAB_sparse", H5T_STD_U64LE, std::vector<std::uint64_t>{2}, true);
+    b.dataset(g, "jc", H5T_STD_U64LE, std::vector<std::uint64_t>{0, 0, 2});
+    b.dataset(g, "ir", H5T_STD_U64LE, std::vector<std::uint64_t>{1, 1});
+    b.dataset(g, "data", H5T_IEEE_F64LE, std::vector<double>{-1e308, -1e308});
+  }
+  expect_bad_input([&] { read_hdf5(matlab); }, matlab, {"dataset /A/data", "row 1, column 1", "add up to -inf"});
+}
+
 // ---- MATLAB v7.3 / PETSc ---------------------------------------------------------------------
 
 /// small_matrix() in MATLAB's column-major sparse layout.
@@ -727,6 +753,29 @@ TEST_F(Hdf5Test, ShapeAttributeMissingOrWrong) {
     }
     expect_bad_input([&] { read_hdf5_info(path); }, path, {"attribute shape of group /A", "float64"});
   }
+}
+
+// Found by tests/fuzz/fuzz_hdf5 (issue 20): a shape of 2^63 - 1 rows overflowed rows + 1 (UB) in
+// the check of indptr's length; a small file announcing a huge matrix ended in std::bad_alloc or
+// std::length_error instead of a bad_input.
+TEST_F(Hdf5Test, HugeShapesAreBadInputNotOverflowOrBadAlloc) {
+  {
+    native_parts p;
+    p.shape = {std::numeric_limits<std::int64_t>::max(), 5};
+    expect_bad_native(p, {"group /A", "too large"}, true);
+  }
+  const std::string path = file("huge.mat");
+  {
+    h5_builder b(path);
+    const hid_t g = b.group("/A");
+    b.attribute(g, "MATLAB_sparse", H5T_STD_I64LE, std::vector<std::int64_t>{std::int64_t{1} << 62}, true);
+    b.dataset(g, "jc", H5T_STD_I64LE, std::vector<std::int64_t>{0, 1});
+    b.dataset(g, "ir", H5T_STD_I64LE, std::vector<std::int64_t>{0});
+    b.dataset(g, "data", H5T_IEEE_F64LE, std::vector<double>{1});
+  }
+  EXPECT_EQ(read_hdf5_info(path).rows, std::int64_t{1} << 62);
+  expect_bad_input([&] { read_hdf5(path); }, path, {"group /A", "does not fit in memory"});
+  expect_bad_input([&] { read_hdf5_row_ptr(path); }, path, {"group /A", "does not fit in memory"});
 }
 
 TEST_F(Hdf5Test, WrongEncodingType) {

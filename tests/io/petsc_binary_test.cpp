@@ -237,6 +237,22 @@ TEST_F(PetscBinaryTest, NonFiniteValuesNeedAllowNonfinite) {
   EXPECT_EQ(read_petsc_vector(file("inf.petsc"), lenient)[1], inf);
 }
 
+TEST_F(PetscBinaryTest, RepeatedColumnsSummingToInfinityNeedAllowNonfinite) {
+  // Found by tests/fuzz/fuzz_hdf5 in the reader code the PETSc reader shares: every value is
+  // finite, but row 1's two entries of column 0 add up to Inf.
+  const std::string path = write("overflow.petsc", bytes()
+                                                       .integers({1211216, 2, 2, 3})
+                                                       .integers({1, 2})
+                                                       .integers({1, 0, 0})
+                                                       .reals({1.0, 1e308, 1e308})
+                                                       .str());
+  expect_bad_input([&] { read_petsc_matrix(path); }, path, {"values", "row 1, column 0", "add up to inf"});
+  expect_bad_input([&] { read_petsc_matrix_rows(path, {1, 2}); }, path, {"row 1, column 0"});
+  petsc_read_options lenient;
+  lenient.allow_nonfinite = true;
+  EXPECT_EQ(read_petsc_matrix(path, lenient).values[1], std::numeric_limits<double>::infinity());
+}
+
 // ---- bad files -------------------------------------------------------------------------------
 
 TEST_F(PetscBinaryTest, TruncatedFilesAreReportedAtEveryCut) {

@@ -1,0 +1,126 @@
+// The command line of the distspmv program (cli.hpp): defined here, parsed and run by main.cpp.
+#include "apps/cli.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include "distspmv/config.hpp"
+
+namespace distspmv::app {
+
+cli_commands define_cli(CLI::App& cli, cli_options& options, const std::string& format_help) {
+  cli.description("distspmv " DISTSPMV_VERSION " (" DISTSPMV_GIT_REVISION
+                  "): y = alpha*A*x + beta*y for sparse matrices on GPUs.\n"
+                  "With no matrix it runs on gen:poisson3d:64.");
+  cli.require_subcommand(0, 1);
+  cli.set_version_flag("--version", DISTSPMV_VERSION " (" DISTSPMV_GIT_REVISION ")");
+  cli_commands commands;
+  run_options& run = options.run;
+  cli.add_option("matrix", run.source,
+                 "A.h5, A.mtx, A.mtx.gz, A.petsc (PETSc binary), or a generator: gen:poisson3d:N, gen:stencil27:N, "
+                 "gen:rmat:SCALE:EF, gen:lognormal:ROWS:MU:SIGMA:BAND")
+      ->capture_default_str();
+  cli.add_option("--format,-f", run.format, format_help)->capture_default_str();
+  cli.add_option("--backend", run.backend, "where the SpMV runs: auto (cuda when a GPU is present), cuda, host")
+      ->check(CLI::IsMember({"auto", "cuda", "host"}))
+      ->capture_default_str();
+  cli.add_option("--partition", run.partition,
+                 "row partitioner over the ranks: auto (block where its halo is small next to the local product, "
+                 "else metis, or ptscotch past 2^30 nonzeros; says why), metis (k-way on the symmetrised graph, "
+                 "gathered on rank 0), ptscotch (k-way on the distributed graph, over all ranks) or block (the read "
+                 "ranges, contiguous)")
+      ->check(CLI::IsMember({"auto", "metis", "ptscotch", "block"}))
+      ->capture_default_str();
+  cli.add_option("--transport", run.transport,
+                 "halo exchange: auto (one GPU per rank: cuda-ipc on one host, nccl across hosts; else MPI), nccl, "
+                 "cuda-ipc, mpi-cuda, mpi-staged, mpi-host")
+      ->check(CLI::IsMember({"auto", "nccl", "cuda-ipc", "mpi-cuda", "mpi-staged", "mpi-host"}))
+      ->capture_default_str();
+  cli.add_option("--precision", run.precision, "value type of the SpMV")
+      ->check(CLI::IsMember({"double", "float"}))
+      ->capture_default_str();
+  cli.add_option("--iters", run.iters, "timed repetitions (default 100 on cuda, 10 on host)")
+      ->check(CLI::Range(1, 1000000));
+  cli.add_option("--warmup", run.warmup, "untimed repetitions first (default 10 on cuda, 2 on host)")
+      ->check(CLI::Range(0, 1000000));
+  cli.add_flag("--check", run.check,
+               "compare y with a serial double-precision reference; exit 1 above tolerance (1e-12 double, 1e-5 float)");
+  cli.add_flag("--tune", run.tune, "with --format auto: time the candidate formats briefly and keep the fastest");
+  cli.add_flag("--allow-nonfinite", run.allow_nonfinite, "accept NaN and Inf values in the matrix and in x");
+  cli.add_option("--seed", run.seed, "seed of generators and of the random x and y")->capture_default_str();
+  cli.add_option("--json", run.json, "also write the report as JSON to this file");
+  cli.add_option("--x", run.x,
+                 "input vector x, entry i for column i of the matrix file (each rank reads its own entries): "
+                 "FILE.h5 (dataset x, else the file's only 1-D dataset; FILE.h5:/path/to/dataset names one), "
+                 "FILE.npy (NumPy, '<f8' or '<f4', 1-D) or a PETSc binary vector (FILE.petsc, FILE.dat); "
+                 "default: random entries in [-1, 1)");
+  cli.add_option("--output,-o", run.output,
+                 "write y = A x (alpha 1, beta 0, computed once after the timing), entry i for row i of the matrix "
+                 "file: FILE.h5 (dataset y; FILE.h5:/path/to/dataset names it), FILE.npy, or FILE.petsc / FILE.dat "
+                 "(PETSc binary); float32 in .h5 and .npy with --precision float");
+
+  auto* convert = cli.add_subcommand("convert", "convert a matrix between formats (.mtx, .mtx.gz, .h5, gen:...)");
+  convert_options& c = options.convert;
+  convert->add_option("input", c.input, "matrix file or generator")->required();
+  convert->add_option("output", c.output, "output file: .mtx, .mtx.gz, .h5, .hdf5, .petsc or .dat (PETSc binary)")
+      ->required();
+  convert->add_flag("--allow-nonfinite", c.allow_nonfinite, "accept NaN and Inf values");
+  convert->add_option("--seed", c.seed, "generator seed")->capture_default_str();
+  commands.convert = convert;
+
+  auto* info = cli.add_subcommand("info", "sizes, row-length statistics, symmetry and bytes per format of a matrix");
+  info_options& i = options.info;
+  info->add_option("matrix", i.source, "matrix file or generator")->required();
+  info->add_option("--json", i.json, "also write the statistics as JSON to this file");
+  info->add_flag("--allow-nonfinite", i.allow_nonfinite, "accept NaN and Inf values");
+  info->add_option("--seed", i.seed, "generator seed")->capture_default_str();
+  commands.info = info;
+
+  commands.solve = add_solve_command(cli, options.solve);
+  return commands;
+}
+
+CLI::App* add_solve_command(CLI::App& cli, solve_options& o) {
+  auto* s = cli.add_subcommand("solve",
+                               "solve A x = b with CG or GMRES, distspmv as the operator (b = A*1 unless --rhs)");
+  s->add_option("matrix", o.source, "A.h5, A.mtx, A.mtx.gz, or a generator gen:KIND:ARGS")->required();
+  s->add_option("--method", o.method, "cg (symmetric positive definite matrices) or gmres (any)")
+      ->check(CLI::IsMember({"cg", "gmres"}))
+      ->capture_default_str();
+  s->add_option("--rtol", o.rtol, "stop when ||b - A x|| <= RTOL * ||b||")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  s->add_option("--max-iters", o.max_iters, "iteration limit (exit code 2 when reached)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  s->add_option("--restart", o.restart, "GMRES restart length m (Krylov vectors per cycle)")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  s->add_option("--rhs", o.rhs,
+                "right-hand side in the original row order: FILE.h5 (dataset b, else the file's only 1-D dataset; "
+                "FILE.h5:/path names one), FILE.npy, a PETSc binary vector (.petsc, .dat), or a Matrix Market dense "
+                "vector (.mtx, 'matrix array real general', N x 1); default b = A*1");
+  s->add_option("--output,-o", o.output,
+                "write x in the original row order: FILE.h5 (dataset x; FILE.h5:/path names it), FILE.npy, or "
+                "FILE.petsc / FILE.dat (PETSc binary)");
+  s->add_option("--format,-f", o.format, "storage format of the local blocks (see distspmv --help)")
+      ->capture_default_str();
+  s->add_option("--partition", o.partition, "row partitioner (see distspmv --help)")
+      ->check(CLI::IsMember({"auto", "metis", "ptscotch", "block"}))
+      ->capture_default_str();
+  s->add_option("--backend", o.backend, "where the solve runs: auto (cuda when every rank has a GPU), cuda, host")
+      ->check(CLI::IsMember({"auto", "cuda", "host"}))
+      ->capture_default_str();
+  s->add_option("--transport", o.transport, "halo exchange: auto, nccl, cuda-ipc, mpi-cuda, mpi-staged, mpi-host")
+      ->check(CLI::IsMember({"auto", "nccl", "cuda-ipc", "mpi-cuda", "mpi-staged", "mpi-host"}))
+      ->capture_default_str();
+  s->add_option("--json", o.json, "also write the report as JSON to this file");
+  s->add_flag("--no-jacobi", o.no_jacobi, "no preconditioner (default: Jacobi, on the right for GMRES)");
+  s->add_option("--history-every", o.history_every, "print the residual every N iterations (0: never)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  s->add_flag("--allow-nonfinite", o.allow_nonfinite, "accept NaN and Inf values in the matrix and in b");
+  s->add_option("--seed", o.seed, "seed of random generators")->capture_default_str();
+  return s;
+}
+
+}  // namespace distspmv::app
