@@ -24,6 +24,7 @@ say() { echo "[slurm_multinode_test $(($(date +%s) - T0))s] $*"; }
 
 # shellcheck source-path=SCRIPTDIR source=hosts.sh
 source "$HERE/hosts.sh"
+source "$HERE/../slurm/slurm_conf.sh"
 why=$(mn_requirements) || true
 for tool in slurmctld slurmd sbatch squeue sinfo scontrol munged python3; do
   command -v "$tool" >/dev/null 2>&1 || why+=" $tool"
@@ -101,19 +102,7 @@ SlurmdPidFile=$T/run/slurmd-%n.pid
 SlurmctldLogFile=$T/log/slurmctld.log
 SlurmdLogFile=$T/log/slurmd-%n.log
 PlugStackConfig=$T/plugstack.conf
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-MpiDefault=pmix
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-AccountingStorageType=accounting_storage/none
-JobAcctGatherType=jobacct_gather/none
-JobCompType=jobcomp/none
-SchedulerType=sched/backfill
-ReturnToService=2
-MinJobAge=600
-SlurmctldTimeout=30
-SlurmdTimeout=30
+$(slurm_conf_policies "task/none")
 NodeName=node1 NodeAddr=$MN_SUBNET.1 NodeHostname=node1 $NODE_HW State=UNKNOWN
 NodeName=node2 NodeAddr=$MN_SUBNET.2 NodeHostname=node2 $NODE_HW State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES

@@ -17,6 +17,7 @@ set -euo pipefail
 
 BIN=${1:?usage: slurm_test.sh DISTSPMV_BINARY [REPO_ROOT]}
 REPO=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
+source "$(dirname "${BASH_SOURCE[0]}")/slurm_conf.sh"
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 STRICT=${SLURM_TEST_STRICT:-1}
 NP=4
@@ -139,19 +140,7 @@ SlurmdPidFile=$TMP/run/slurmd.pid
 SlurmctldLogFile=$TMP/log/slurmctld.log
 SlurmdLogFile=$TMP/log/slurmd.log
 PlugStackConfig=$TMP/plugstack.conf
-ProctrackType=proctrack/linuxproc
-TaskPlugin=${SLURM_TEST_TASK_PLUGIN:-task/none}
-MpiDefault=pmix
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-AccountingStorageType=accounting_storage/none
-JobAcctGatherType=jobacct_gather/none
-JobCompType=jobcomp/none
-SchedulerType=sched/backfill
-ReturnToService=2
-MinJobAge=600
-SlurmctldTimeout=30
-SlurmdTimeout=30
+$(slurm_conf_policies "${SLURM_TEST_TASK_PLUGIN:-task/none}")
 NodeName=$HOST NodeAddr=127.0.0.1 NodeHostname=$HOST $NODE_HW State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
 EOF
