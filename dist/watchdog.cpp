@@ -1,5 +1,6 @@
 #include "dist/watchdog.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -118,7 +119,7 @@ void wait_until(const std::function<bool()>& done, const std::function<std::stri
   const double timeout = timeout_seconds();
   const auto start = clock::now();
   auto next_check = start;
-  while (!done()) {
+  for (unsigned polls = 1; !done(); ++polls) {
     const auto now = clock::now();
     if (now >= next_check) {  // a few hundred checks a second: cheap next to the polling itself
       next_check = now + std::chrono::milliseconds(2);
@@ -136,7 +137,7 @@ void wait_until(const std::function<bool()>& done, const std::function<std::stri
                   seconds_text(timeout) + " s; 0 waits for ever)");
       }
     }
-    std::this_thread::yield();
+    if (polls % 64 == 0) std::this_thread::yield();  // spin first: most waits are a few microseconds
   }
 }
 
@@ -156,8 +157,10 @@ void wait_all(std::vector<MPI_Request>& requests, const std::vector<int>& peers,
         for (int i = 0; i < n; ++i) {
           int flag = 1;
           if (requests[i] != MPI_REQUEST_NULL) MPI_Request_get_status(requests[i], &flag, MPI_STATUS_IGNORE);
-          if (!flag && (open.empty() || open.back() != peers[i])) open.push_back(peers[i]);
+          if (!flag) open.push_back(peers[i]);
         }
+        std::sort(open.begin(), open.end());
+        open.erase(std::unique(open.begin(), open.end()), open.end());
         int world = 0;
         MPI_Comm_compare(comm, MPI_COMM_WORLD, &world);
         return "the halo exchange (" + transport + ") with " + (open.size() == 1 ? "rank " : "ranks ") + join(open) +
