@@ -5,6 +5,7 @@
 // .mtx, .mtx.gz, .h5, .hdf5, .mat, .petsc), then, for any other name, by the first bytes of the
 // file, so that a matrix saved as "A.data", "A.gz" or "A.dat" (PETSc's habit) still opens.
 // Writing goes by the (lower-case) extension alone, since there are no bytes to look at yet.
+#include "io/detail/file_names.hpp"
 #include "io/matrix_source.hpp"
 
 #include <algorithm>
@@ -26,14 +27,8 @@ namespace {
 constexpr const char* expected_formats = "expected .mtx, .mtx.gz, .h5, a PETSc binary file or gen:KIND:ARGS";
 constexpr const char* output_formats = "expected a path ending in .mtx, .mtx.gz, .h5, .hdf5, .petsc or .dat";
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
-bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
+using detail::ends_with;
+using detail::lower;
 
 /// Up to `n` bytes of the file from `offset` (fewer at its end; empty when unreadable: the
 /// reader that gets the file then reports why).

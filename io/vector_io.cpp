@@ -13,6 +13,7 @@
 //    transfers of 2 GiB); HDF5 converts integer and float32 datasets to double. The writer makes
 //    one contiguous dataset, allocated at creation without fill values, in the HDF5 1.8 file
 //    format as the matrix writer does (io/hdf5_io.cpp says why).
+#include "io/detail/file_names.hpp"
 #include "io/vector_io.hpp"
 
 #include <fcntl.h>
@@ -56,14 +57,8 @@ constexpr bool host_big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
 const std::string npy_magic("\x93NUMPY", 6);
 constexpr const char* output_formats = "expected a name ending in .h5, .hdf5, .npy, .petsc or .dat";
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
-bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
+using detail::ends_with;
+using detail::lower;
 
 /// The format an extension names, if any.
 bool format_from_extension(const std::string& path, vector_format& f) {
