@@ -102,6 +102,12 @@ device_built<hdia::hdia_view<V>> hdia::build_cuda(device_csr<V>&&, const hdia_pa
 }
 template device_built<hdia::hdia_view<float>> hdia::build_cuda(device_csr<float>&&, const hdia_params&);
 template device_built<hdia::hdia_view<double>> hdia::build_cuda(device_csr<double>&&, const hdia_params&);
+template <typename V>
+offset_type hdia::hack_slots_cuda(const device_csr_view<V>&, const hdia_params&) {
+  DSPMV_NOT_COMPILED("CUDA");
+}
+template offset_type hdia::hack_slots_cuda(const device_csr_view<float>&, const hdia_params&);
+template offset_type hdia::hack_slots_cuda(const device_csr_view<double>&, const hdia_params&);
 
 // ---- ipcsr ----
 template <typename V>

@@ -244,7 +244,8 @@ std::size_t estimate_build_bytes(const std::string& name, const row_statistics& 
   else if (f.family == "cusparse" && name != "cusparse-sell")
     bytes = nnz > 2147483647.0 ? nnz * sizeof(offset_type) : rows * sizeof(index_type);  // 64-bit columns or 32-bit offsets
   else if (f.family == "dia")
-    bytes = std::min<double>(static_cast<double>(s.diagonals), 64) * rows * s.value_bytes;
+    bytes = s.hdia_padding > 0 ? s.hdia_padding * nnz * s.value_bytes
+                               : std::min<double>(static_cast<double>(s.diagonals), 64) * rows * s.value_bytes;
   else if (f.family == "ell")  // ELLR cuts its width at 8x padding (the rest goes to its overflow)
     bytes = std::min(name == "pellr" ? s.sell32_sorted_padding : s.ell_padding, 9.0) * nnz * entry +
             rows * 2 * sizeof(index_type);

@@ -26,6 +26,11 @@ struct row_statistics {
   double ell_padding = 0;              ///< rows * max_length / nnz (one global width)
   double sell32_padding = 0;           ///< slices of 32 consecutive rows, each padded to its max
   double sell32_sorted_padding = 0;    ///< the same after sorting rows by length within 256-row windows
+  /// HDIA's slots (32-row hacks, each storing its own distinct diagonals) / nnz: the diagonal
+  /// structure a renumbering keeps hack by hack (a stencil's rows after METIS) when the block as a
+  /// whole has many distinct offsets. Measured only where it can decide (more than 32 diagonals,
+  /// rows no longer than HDIA's per-hack limit); 0 = not measured, -1 = HDIA would refuse.
+  double hdia_padding = 0;
   int value_bytes = 8;                 ///< 8 in double, 4 in float (the kernels' ranking differs)
 };
 
@@ -41,6 +46,10 @@ namespace detail {
 // The steps the host and GPU statistics share (format_selector.cpp).
 global_index_type capped_diagonals(global_index_type distinct);
 void finish_row_statistics(row_statistics& s, double sum2, double sell32_slots, double sell32_sorted_slots);
+/// Whether hdia_padding is worth measuring for these statistics (the rest filled in).
+bool wants_hdia_padding(const row_statistics& s);
+/// hdia_padding from HDIA's slot count (hdia::hack_slots; -1: refused).
+double hdia_padding(offset_type slots, offset_type nnz);
 }  // namespace detail
 
 struct format_choice {

@@ -16,7 +16,8 @@
 // 64-bit integers converted once, so mean, stddev and the paddings (computed by the same host
 // function, detail::finish_row_statistics) are bitwise equal while those sums stay below 2^53
 // (9e15: nnz * max_length below that), and can differ in the last bits beyond. diagonals is
-// min(distinct offsets, 4097), as the host's set gives it.
+// min(distinct offsets, 4097), as the host's set gives it. hdia_padding comes from HDIA's GPU
+// builder's first pass (hdia::hack_slots_cuda), exact as on the host.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -28,6 +29,7 @@
 
 #include "common/cuda_check.hpp"
 #include "local_kernels/format_selector.hpp"
+#include "local_kernels/hdia/hdia.hpp"
 
 namespace distspmv {
 
@@ -226,6 +228,7 @@ row_statistics compute_row_statistics(const device_csr_view<V>& a) {
   detail::finish_row_statistics(s, static_cast<double>(sums.sum2), static_cast<double>(sums.sell32_slots),
                                 static_cast<double>(sums.sorted_slots));
   DSPMV_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+  if (detail::wants_hdia_padding(s)) s.hdia_padding = detail::hdia_padding(hdia::hack_slots_cuda(a, {}), s.nnz);
   return s;
 }
 

@@ -43,8 +43,10 @@ namespace distspmv::hdia {
 struct hdia_params {
   /// Rows per hack, a positive multiple of 32.
   int hack_size = 32;
-  /// Refuse a hack with more distinct diagonals (a 27-point stencil has 27).
-  int max_diagonals_per_hack = 64;
+  /// Refuse a hack with more distinct diagonals (a 27-point stencil has 27; after a METIS
+  /// partition of gen:stencil27, a few hacks along the cut reach 65-77, while the whole block
+  /// pads by only 2-7%: hack_slots).
+  int max_diagonals_per_hack = 128;
   /// Refuse when the slots of the matrix's rows exceed this many times nnz (the last hack's rows
   /// past the end are not counted).
   double max_padding_ratio = 3.0;
@@ -84,6 +86,16 @@ hdia_matrix<ValueType> build(const csr_matrix<ValueType, index_type>& a, const h
 /// download_csr(a), bitwise, and the same refusals (bad_input) for the same matrices.
 template <typename ValueType>
 device_built<hdia_view<ValueType>> build_cuda(device_csr<ValueType>&& a, const hdia_params& params);
+
+/// The slots HDIA with `params` would store for the rows of `a` (each hack's distinct diagonals
+/// times its rows inside the matrix), without building it: the selector's measure of diagonal
+/// structure that survives a renumbering (diagonal offsets that differ between hacks). -1 when
+/// a hack has more than params.max_diagonals_per_hack diagonals (build() would refuse). Host:
+/// any CSR; GPU: the builder's first pass (a hash set per hack), equal to the host count.
+template <typename ValueType, typename IndexType>
+offset_type hack_slots(const csr_matrix<ValueType, IndexType>& a, const hdia_params& params);
+template <typename ValueType>
+offset_type hack_slots_cuda(const device_csr_view<ValueType>& a, const hdia_params& params);
 
 /// Back to CSR (stored zeros dropped).
 template <typename ValueType>

@@ -5,6 +5,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "local_kernels/hdia/hdia.hpp"
 
@@ -17,6 +18,18 @@ std::string ratio_text(double r) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f", r);
   return buf;
+}
+
+/// The distinct col - row offsets of hack h's rows, ascending, into `out`.
+template <typename V, typename I, typename Key>
+void hack_diagonals(const csr_matrix<V, I>& a, global_index_type h, global_index_type H, std::vector<Key>& out) {
+  out.clear();
+  const global_index_type end = std::min(a.rows, (h + 1) * H);
+  for (global_index_type r = h * H; r < end; ++r)
+    for (offset_type k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
+      out.push_back(static_cast<Key>(static_cast<global_index_type>(a.col_idx[k]) - r));
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
 }
 
 }  // namespace
@@ -115,13 +128,7 @@ hdia_matrix<V> build(const csr_matrix<V, index_type>& a, const hdia_params& para
     return static_cast<std::size_t>(std::unique(all.begin(), all.end()) - all.begin());
   };
   for (global_index_type h = 0; h < hacks; ++h) {
-    hack_diags.clear();
-    const global_index_type end = std::min(a.rows, (h + 1) * H);
-    for (global_index_type r = h * H; r < end; ++r)
-      for (offset_type k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
-        hack_diags.push_back(static_cast<index_type>(a.col_idx[k] - r));  // |col - row| < 2^31
-    std::sort(hack_diags.begin(), hack_diags.end());
-    hack_diags.erase(std::unique(hack_diags.begin(), hack_diags.end()), hack_diags.end());
+    hack_diagonals(a, h, H, hack_diags);  // |col - row| < 2^31: rows < 2^31 (check_params)
     m.hack_offsets[h + 1] = m.hack_offsets[h] + static_cast<offset_type>(hack_diags.size());
     m.diag_offsets.insert(m.diag_offsets.end(), hack_diags.begin(), hack_diags.end());
     detail::check_hack(h, static_cast<offset_type>(hack_diags.size()), a.rows, m.nnz, params, slots_in_rows,
@@ -143,6 +150,28 @@ hdia_matrix<V> build(const csr_matrix<V, index_type>& a, const hdia_params& para
 
   m.stats = detail::hdia_stats(m.hack_offsets, m.rows, m.nnz, H, sizeof(V));
   return m;
+}
+
+template <typename V, typename I>
+offset_type hack_slots(const csr_matrix<V, I>& a, const hdia_params& params) {
+  detail::check_params(0, params, "hdia::hack_slots");
+  if (a.rows > std::numeric_limits<index_type>::max()) return -1;  // build() refuses it
+  const global_index_type H = params.hack_size;
+  const global_index_type hacks = (a.rows + H - 1) / H;
+  offset_type slots = 0;
+  bool refused = false;
+#pragma omp parallel reduction(+ : slots) reduction(|| : refused)
+  {
+    std::vector<global_index_type> diags;
+#pragma omp for schedule(static, 1024)
+    for (global_index_type h = 0; h < hacks; ++h) {
+      if (refused) continue;
+      hack_diagonals(a, h, H, diags);
+      refused = diags.size() > static_cast<std::size_t>(params.max_diagonals_per_hack);
+      slots += static_cast<offset_type>(diags.size()) * (std::min(a.rows, (h + 1) * H) - h * H);
+    }
+  }
+  return refused ? -1 : slots;
 }
 
 template <typename V>
@@ -169,6 +198,9 @@ csr_matrix<V, index_type> to_csr(const hdia_matrix<V>& m) {
 
 template hdia_matrix<float> build(const csr_matrix<float, index_type>&, const hdia_params&);
 template hdia_matrix<double> build(const csr_matrix<double, index_type>&, const hdia_params&);
+template offset_type hack_slots(const csr_matrix<float, index_type>&, const hdia_params&);
+template offset_type hack_slots(const csr_matrix<double, index_type>&, const hdia_params&);
+template offset_type hack_slots(const csr_matrix<double, global_index_type>&, const hdia_params&);
 template csr_matrix<float, index_type> to_csr(const hdia_matrix<float>&);
 template csr_matrix<double, index_type> to_csr(const hdia_matrix<double>&);
 

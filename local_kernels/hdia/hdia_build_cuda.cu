@@ -23,6 +23,7 @@
 #include <cub/device/device_select.cuh>
 #include <cub/thread/thread_search.cuh>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -261,6 +262,42 @@ set_memory make_set_memory(offset_type ints, global_index_type hacks, device_sto
   return m;
 }
 
+/// The builder's first pass: where each hack's nonzeros start, its distinct diagonals (exact below
+/// max_diagonals_per_hack + 1, at least that otherwise), and validate_csr's findings (none: valid).
+struct hack_counts {
+  std::vector<offset_type> starts;          ///< hacks + 1
+  std::vector<unsigned long long> counts;   ///< hacks
+  unsigned long long first_bad_row = none, first_bad_nonzero = none;
+};
+
+template <typename V>
+hack_counts count_hack_diagonals(const device_csr_view<V>& d, const hdia_params& params, device_storage& scratch) {
+  const global_index_type H = params.hack_size;
+  const global_index_type hacks = (d.rows + H - 1) / H;
+  hack_counts out;
+  auto* d_starts = static_cast<offset_type*>(scratch.allocate_bytes((hacks + 1) * sizeof(offset_type)));
+  hack_starts_kernel<<<grid_for(hacks + 1), block, 0, nullptr>>>(d.row_ptr, d.rows, H, hacks, d_starts);
+  DSPMV_CUDA_CHECK_LAUNCH(nullptr);
+  out.starts = download_array(d_starts, static_cast<std::size_t>(hacks) + 1);
+  if (hacks == 0) return out;
+  offset_type most_nonzeros = 0;  // of a hack: its set never holds more keys
+  for (global_index_type h = 0; h < hacks; ++h)
+    most_nonzeros = std::max(most_nonzeros, out.starts[h + 1] - out.starts[h]);
+  const offset_type cap = static_cast<offset_type>(params.max_diagonals_per_hack) + 1;
+  const set_memory sets = make_set_memory(set_slots(std::min(most_nonzeros, cap - 1 + hack_threads)), hacks, scratch);
+  auto* d_counts = static_cast<unsigned long long*>(scratch.allocate_bytes(hacks * sizeof(unsigned long long)));
+  auto* d_bad = static_cast<unsigned long long*>(scratch.allocate_bytes(2 * sizeof(unsigned long long)));
+  DSPMV_CUDA_CHECK(cudaMemsetAsync(d_bad, 0xff, 2 * sizeof(unsigned long long), nullptr));  // none
+  count_diagonals_kernel<<<sets.grid, hack_threads, sets.shared_bytes, nullptr>>>(
+      d.row_ptr, d.col_idx, d.rows, d.cols, d.nnz, H, hacks, cap, sets.global, sets.ints, d_counts, d_bad, d_bad + 1);
+  DSPMV_CUDA_CHECK_LAUNCH(nullptr);
+  const auto bad = download_array(d_bad, 2);
+  out.first_bad_row = bad[0];
+  out.first_bad_nonzero = bad[1];
+  out.counts = download_array(d_counts, static_cast<std::size_t>(hacks));
+  return out;
+}
+
 /// Distinct diagonals of hacks [0, hacks) (the padding refusal's message): their lists written by
 /// fill_kernel, then sorted and made unique by CUB.
 template <typename V>
@@ -326,30 +363,12 @@ device_built<hdia_view<V>> build_cuda(device_csr<V>&& a, const hdia_params& para
   const global_index_type hacks = (d.rows + H - 1) / H;
   device_storage scratch;  // freed on return: hack starts, counts, the sets
 
-  auto* d_starts = static_cast<offset_type*>(scratch.allocate_bytes((hacks + 1) * sizeof(offset_type)));
-  hack_starts_kernel<<<grid_for(hacks + 1), block, 0, nullptr>>>(d.row_ptr, d.rows, H, hacks, d_starts);
-  DSPMV_CUDA_CHECK_LAUNCH(nullptr);
-  const std::vector<offset_type> starts = download_array(d_starts, static_cast<std::size_t>(hacks) + 1);
+  const hack_counts first = count_hack_diagonals(d, params, scratch);
+  check_structure(d, H, first.starts, first.first_bad_row, first.first_bad_nonzero);
+  const std::vector<unsigned long long>& counts = first.counts;
   std::vector<offset_type> hack_offsets(static_cast<std::size_t>(hacks) + 1, 0);
-  if (hacks == 0) {
-    check_structure(d, H, starts, none, none);
-  } else {
-    offset_type most_nonzeros = 0;  // of a hack: its set never holds more keys
-    for (global_index_type h = 0; h < hacks; ++h) most_nonzeros = std::max(most_nonzeros, starts[h + 1] - starts[h]);
-
+  if (hacks > 0) {
     const offset_type cap = static_cast<offset_type>(params.max_diagonals_per_hack) + 1;
-    const set_memory sets =
-        make_set_memory(set_slots(std::min(most_nonzeros, cap - 1 + hack_threads)), hacks, scratch);
-    auto* d_counts = static_cast<unsigned long long*>(scratch.allocate_bytes(hacks * sizeof(unsigned long long)));
-    auto* d_bad = static_cast<unsigned long long*>(scratch.allocate_bytes(2 * sizeof(unsigned long long)));
-    DSPMV_CUDA_CHECK(cudaMemsetAsync(d_bad, 0xff, 2 * sizeof(unsigned long long), nullptr));  // none
-    count_diagonals_kernel<<<sets.grid, hack_threads, sets.shared_bytes, nullptr>>>(
-        d.row_ptr, d.col_idx, d.rows, d.cols, d.nnz, H, hacks, cap, sets.global, sets.ints, d_counts, d_bad, d_bad + 1);
-    DSPMV_CUDA_CHECK_LAUNCH(nullptr);
-    const auto bad = download_array(d_bad, 2);
-    check_structure(d, H, starts, bad[0], bad[1]);
-    const auto counts = download_array(d_counts, static_cast<std::size_t>(hacks));
-
     // build()'s refusals, hack by hack; hack_offsets is the running sum of the counts.
     offset_type slots_in_rows = 0;
     for (global_index_type h = 0; h < hacks; ++h) {
@@ -387,6 +406,25 @@ device_built<hdia_view<V>> build_cuda(device_csr<V>&& a, const hdia_params& para
 }
 
 template device_built<hdia_view<float>> build_cuda(device_csr<float>&&, const hdia_params&);
+
+template <typename V>
+offset_type hack_slots_cuda(const device_csr_view<V>& a, const hdia_params& params) {
+  detail::check_params(0, params, "hdia::hack_slots_cuda");
+  if (a.rows > std::numeric_limits<index_type>::max()) return -1;  // build_cuda refuses it
+  device_storage scratch;
+  const hack_counts first = count_hack_diagonals(a, params, scratch);
+  const global_index_type H = params.hack_size;
+  offset_type slots = 0;
+  for (std::size_t h = 0; h < first.counts.size(); ++h) {
+    if (first.counts[h] > static_cast<unsigned long long>(params.max_diagonals_per_hack)) return -1;
+    const global_index_type lo = static_cast<global_index_type>(h) * H;
+    slots += static_cast<offset_type>(first.counts[h]) * (std::min(a.rows, lo + H) - lo);
+  }
+  return slots;
+}
+
+template offset_type hack_slots_cuda(const device_csr_view<float>&, const hdia_params&);
+template offset_type hack_slots_cuda(const device_csr_view<double>&, const hdia_params&);
 template device_built<hdia_view<double>> build_cuda(device_csr<double>&&, const hdia_params&);
 
 }  // namespace distspmv::hdia

@@ -73,6 +73,7 @@ void expect_same_statistics(const csr_matrix<double, index_type>& a64, const std
   EXPECT_EQ(gpu.ell_padding, host.ell_padding);
   EXPECT_EQ(gpu.sell32_padding, host.sell32_padding);
   EXPECT_EQ(gpu.sell32_sorted_padding, host.sell32_sorted_padding);
+  EXPECT_EQ(gpu.hdia_padding, host.hdia_padding);
   EXPECT_EQ(gpu.value_bytes, host.value_bytes);
 }
 
@@ -93,6 +94,7 @@ TEST_F(RowStatisticsCuda, StencilsMatchTheHost) {
   expect_same_both_types(stencil3d(40, 1, false), "5-point 40x40");
   const auto d = upload_csr(stencil3d(64, 64, false));
   EXPECT_EQ(compute_row_statistics(d.view()).diagonals, 7);  // the selector's HDIA rule sees the stencil
+  expect_same_both_types(test::stencil27_part(64), "27-point 64^3, one side of a stepped cut");
 }
 
 TEST_F(RowStatisticsCuda, OddSizesMatchTheHost) {

@@ -4,6 +4,7 @@
 
 #include "local_kernels/format_registry.hpp"
 #include "local_kernels/format_selector.hpp"
+#include "local_kernels/hdia/hdia.hpp"
 #include "tests/support/test_matrices.hpp"
 
 namespace distspmv {
@@ -52,6 +53,26 @@ TEST(FormatSelector, FollowsTheMeasuredRules) {
     EXPECT_NO_THROW(find_format(c.format)) << c.format;
     EXPECT_FALSE(c.reason.empty()) << c.format;
   }
+}
+
+TEST(FormatSelector, SeesDiagonalsHackByHackAfterAPartition) {
+  // A stencil renumbered by a partition: too many distinct offsets for rule 1, but HDIA's hacks
+  // pad little, and the selector keeps HDIA (issue 15: METIS had sent stencil27 to ELLR).
+  const auto part = test::stencil27_part(64);
+  const row_statistics s = compute_row_statistics(part);
+  EXPECT_GT(s.diagonals, 32);
+  EXPECT_GT(s.hdia_padding, 1.0);
+  EXPECT_LT(s.hdia_padding, 1.2) << s.hdia_padding;
+  EXPECT_EQ(select_format(s, backend::cuda).format, "hdia") << select_format(s, backend::cuda).reason;
+  // The padding is HDIA's own: the built matrix stores the same slots.
+  EXPECT_NEAR(s.hdia_padding, hdia::build(part, {}).stats.padding_ratio, 0.01);  // it counts the last hack whole
+
+  // Not measured where rule 1 decides or rows are longer than a hack may hold; -1 where HDIA
+  // would refuse (a random matrix with short rows).
+  EXPECT_EQ(compute_row_statistics(test::from_rows(3, {{{0, 1.0}}, {{1, 1.0}}, {{2, 1.0}}})).hdia_padding, 0.0);
+  EXPECT_EQ(compute_row_statistics(test::random_csr(999, 999, 1, 12, 5)).hdia_padding, -1.0);
+  EXPECT_EQ(compute_row_statistics(test::random_csr(300, 300, 150, 200, 5)).hdia_padding, 0.0);
+  EXPECT_EQ(select_format(compute_row_statistics(test::random_csr(999, 999, 1, 12, 5)), backend::cuda).format, "ellr");
 }
 
 TEST(FormatSelector, StatisticsKnowTheValueType) {

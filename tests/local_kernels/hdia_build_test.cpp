@@ -97,7 +97,7 @@ TEST(HdiaBuild, RefusesTooManyDiagonalsNamingCountAndLimit) {
   } catch (const bad_input& e) {
     const std::string what = e.what();
     EXPECT_NE(what.find("hack 0"), std::string::npos) << what;
-    EXPECT_NE(what.find("diagonals, more than the limit of 64 per hack"), std::string::npos) << what;
+    EXPECT_NE(what.find("diagonals, more than the limit of 128 per hack"), std::string::npos) << what;
   }
 }
 

@@ -153,6 +153,33 @@ std::vector<named_matrix> edge_case_matrices() {
   return m;
 }
 
+csr_matrix<double, index_type> stencil27_part(int n) {
+  const auto id = [n](int x, int y, int z) { return (static_cast<global_index_type>(z) * n + y) * n + x; };
+  const auto kept = [n](int x, int y, int z) { return x < n / 2 + 3 * ((y / 8 + z / 8) % 3) - 3; };
+  std::vector<index_type> new_id(static_cast<std::size_t>(n) * n * n, -1);
+  index_type next = 0;
+  for (int z = 0; z < n; ++z)
+    for (int y = 0; y < n; ++y)
+      for (int x = 0; x < n; ++x)
+        if (kept(x, y, z)) new_id[id(x, y, z)] = next++;
+  row_entries rows(static_cast<std::size_t>(next));
+  for (int z = 0; z < n; ++z)
+    for (int y = 0; y < n; ++y)
+      for (int x = 0; x < n; ++x) {
+        const index_type r = new_id[id(x, y, z)];
+        if (r < 0) continue;
+        for (int dz = -1; dz <= 1; ++dz)
+          for (int dy = -1; dy <= 1; ++dy)
+            for (int dx = -1; dx <= 1; ++dx) {
+              const int X = x + dx, Y = y + dy, Z = z + dz;
+              if (X < 0 || Y < 0 || Z < 0 || X >= n || Y >= n || Z >= n) continue;
+              const index_type c = new_id[id(X, Y, Z)];
+              if (c >= 0) rows[r].push_back({c, dx == 0 && dy == 0 && dz == 0 ? 26.0 : -1.0 - 0.01 * (r % 7)});
+            }
+      }
+  return from_rows(next, rows);
+}
+
 csr_matrix<double> randomly_relabelled(const csr_matrix<double>& a, std::uint64_t seed) {
   std::vector<global_index_type> perm(a.rows);
   std::iota(perm.begin(), perm.end(), 0);

@@ -32,6 +32,12 @@ csr_matrix<double, index_type> random_csr(global_index_type rows, global_index_t
 /// power-law-ish matrix, a banded one, a diagonal one.
 std::vector<named_matrix> edge_case_matrices();
 
+/// One part of a 27-point stencil on an n^3 grid, as a partitioner such as METIS leaves it: the
+/// grid points on one side of a stepped cut (x < n / 2 + 3 * ((y / 8 + z / 8) % 3) - 3), renumbered
+/// in their old order, with the columns of those points only (the rest is the halo). Every
+/// 32-row hack keeps about 27 diagonals, but the block has many distinct offsets.
+csr_matrix<double, index_type> stencil27_part(int n);
+
 /// P A P^T for a random permutation P: hides the natural ordering that makes blocks look good.
 csr_matrix<double> randomly_relabelled(const csr_matrix<double>& a, std::uint64_t seed);
 
