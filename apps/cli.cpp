@@ -30,6 +30,16 @@ cli_commands define_cli(CLI::App& cli, cli_options& options, const std::string& 
                  "ranges, contiguous)")
       ->check(CLI::IsMember({"auto", "metis", "ptscotch", "block"}))
       ->capture_default_str();
+  cli.add_option("--order", run.order,
+                 "row order inside each rank (issue 16): none (the partition's order), degree (descending row length: hubs "
+                 "first), rcm (reverse Cuthill-McKee on the local block) or auto (none where the numbering is already "
+                 "local, banded or stencil; else rcm). Orders other than none set up through the host")
+      ->check(CLI::IsMember({"none", "degree", "rcm", "auto"}))
+      ->capture_default_str();
+  cli.add_flag("--vs-cusparse", run.vs_cusparse,
+               "also time cuSPARSE CSR on each rank's rows (CUDA backend), in the caller's order (what a cuSPARSE or "
+               "PETSc user gets) and in ours (the kernel alone), and report both ratios; re-reads the rows, and "
+               "needs a second copy of them on the host and the GPU");
   cli.add_option("--transport", run.transport,
                  "halo exchange: auto (one GPU per rank: cuda-ipc on one host, nccl across hosts; else MPI), nccl, "
                  "cuda-ipc, mpi-cuda, mpi-staged, mpi-host")
@@ -106,6 +116,9 @@ CLI::App* add_solve_command(CLI::App& cli, solve_options& o) {
       ->capture_default_str();
   s->add_option("--partition", o.partition, "row partitioner (see distspmv --help)")
       ->check(CLI::IsMember({"auto", "metis", "ptscotch", "block"}))
+      ->capture_default_str();
+  s->add_option("--order", o.order, "row order inside each rank: none, degree, rcm or auto (see distspmv --help)")
+      ->check(CLI::IsMember({"none", "degree", "rcm", "auto"}))
       ->capture_default_str();
   s->add_option("--backend", o.backend, "where the solve runs: auto (cuda when every rank has a GPU), cuda, host")
       ->check(CLI::IsMember({"auto", "cuda", "host"}))

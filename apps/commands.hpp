@@ -14,6 +14,8 @@ struct run_options {
   std::string backend = "auto";  ///< auto: cuda when a GPU is present, else host
   std::string precision = "double";
   std::string partition = "auto";
+  std::string order = "none";  ///< row order inside each rank: none | degree | rcm | auto
+  bool vs_cusparse = false;     ///< also time cuSPARSE CSR on each rank's rows (re-reads them)
   std::string transport = "auto";
   int iters = 0;   ///< 0: 100 on CUDA, 10 on the host
   int warmup = -1; ///< -1: 10 on CUDA, 2 on the host

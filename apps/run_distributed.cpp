@@ -3,6 +3,7 @@
 // halo exchange alone, and the overlapped apply), optionally checked, and rank 0 reports.
 #include <fmt/format.h>
 #include <mpi.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -158,6 +159,131 @@ double check_product(distributed_matrix<V>& m, const run_options& o, const io::s
   return scale > 0 ? diff / scale : diff;
 }
 
+/// cuSPARSE CSR on this rank's rows (issue 16): what a cuSPARSE or PETSc user would run in our
+/// place, timed on the same GPU. The block is the rank's rows x their columns as one CSR (owned
+/// columns first, then the ghost columns compressed in ascending caller id), in two numberings:
+/// the caller's (owned rows and columns in ascending caller id) and ours (the partitioned order,
+/// after --order). With the caller's relative order kept (--order none on one rank or the block
+/// partition), both are the same block, timed once. NaN and a note where not measured.
+struct vendor_times {
+  double caller_order_us = std::numeric_limits<double>::quiet_NaN();
+  double same_order_us = std::numeric_limits<double>::quiet_NaN();
+  std::string note;
+};
+
+template <typename V>
+vendor_times time_cusparse_blocks(const distributed_matrix<V>& m, const run_options& o, const io::source_options& so,
+                                  int warmup, int iters) {
+  vendor_times t;
+  const auto& ids = m.owned_caller_ids();
+  const auto n = static_cast<global_index_type>(ids.size());
+  if (n == 0) {
+    t.note = "no rows";
+    return t;
+  }
+  std::vector<global_index_type> sorted(ids.begin(), ids.end());
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<row_range> runs;  // the rank's rows as ranges of caller ids
+  for (global_index_type i = 0; i < n; ++i) {
+    if (!runs.empty() && runs.back().end == sorted[i])
+      ++runs.back().end;
+    else
+      runs.push_back({sorted[i], sorted[i] + 1});
+  }
+  if (runs.size() > 64) {  // METIS or PT-Scotch scattered the rows: re-reading them is not worth it
+    t.note = fmt::format("the rank's rows are {} separate ranges of the caller's rows", runs.size());
+    return t;
+  }
+  const double nnz = static_cast<double>(m.summary().nnz);
+  const double host_free = static_cast<double>(sysconf(_SC_AVPHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  if (host_free > 0 && 2 * nnz * (sizeof(V) + sizeof(index_type) + 8) > host_free) {
+    t.note = "too little host memory for a copy of the rank's rows";
+    return t;
+  }
+  if (2 * nnz * (sizeof(V) + sizeof(index_type)) > 0.8 * static_cast<double>(device_memory().free)) {
+    t.note = "too little GPU memory for a copy of the rank's rows";
+    return t;
+  }
+  // Position of a caller id among the rank's rows (caller order), or -1 for a ghost column.
+  const bool one_run = runs.size() == 1;
+  auto owned_position = [&](global_index_type c) -> global_index_type {
+    if (one_run) return c >= runs[0].begin && c < runs[0].end ? c - runs[0].begin : -1;
+    const auto it = std::lower_bound(sorted.begin(), sorted.end(), c);
+    return it != sorted.end() && *it == c ? it - sorted.begin() : -1;
+  };
+
+  // The block in the caller's order; ghost columns are kept as -1 - caller id until all are known.
+  csr_matrix<V, global_index_type> caller;
+  caller.rows = n;
+  const double per_row = nnz / static_cast<double>(n);
+  for (const row_range run : runs)
+    for (const row_range chunk : dist::row_chunks(run, per_row, offset_type{32} << 20)) {
+      const csr_matrix<double> a = io::read_matrix_rows(o.source, chunk, so);
+      for (global_index_type r = 0; r < a.rows; ++r) {
+        for (offset_type k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
+          const global_index_type p = owned_position(a.col_idx[k]);
+          caller.col_idx.push_back(p >= 0 ? p : -1 - a.col_idx[k]);
+          caller.values.push_back(static_cast<V>(a.values[k]));
+        }
+        caller.row_ptr.push_back(static_cast<offset_type>(caller.col_idx.size()));
+      }
+    }
+  std::vector<global_index_type> ghosts;
+  for (global_index_type c : caller.col_idx)
+    if (c < 0) ghosts.push_back(-1 - c);
+  std::sort(ghosts.begin(), ghosts.end());
+  ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
+  auto local_column = [&](global_index_type c) {
+    return static_cast<index_type>(
+        c >= 0 ? c : n + (std::lower_bound(ghosts.begin(), ghosts.end(), -1 - c) - ghosts.begin()));
+  };
+  const global_index_type cols = n + static_cast<global_index_type>(ghosts.size());
+
+  auto time_block = [&](csr_matrix<V, index_type>&& block) {
+    const auto op = make_operator<V>("cusparse", std::move(block), backend::cuda);
+    device_storage mem;
+    const V* x = static_cast<const V*>(mem.upload(std::vector<V>(static_cast<std::size_t>(cols), V(0.5))));
+    V* y = static_cast<V*>(mem.allocate_bytes(static_cast<std::size_t>(n) * sizeof(V)));
+    return median(time_on_device([&](cuda_stream_t s) { op->apply(V(1), x, V(0), y, s); }, warmup, iters));
+  };
+  // Our order: owned row k is caller row ids[k]; owned columns follow the rows.
+  std::vector<index_type> ours(static_cast<std::size_t>(n));  // caller position -> partitioned position
+  for (global_index_type k = 0; k < n; ++k) ours[owned_position(ids[k])] = static_cast<index_type>(k);
+  // Row k of a block is row source_row(k) of `caller`, columns renamed (and sorted again).
+  auto make_block = [&](bool our_order) {
+    csr_matrix<V, index_type> b;
+    b.rows = n;
+    b.cols = cols;
+    b.row_ptr.assign(static_cast<std::size_t>(n) + 1, 0);
+    auto source_row = [&](global_index_type k) { return our_order ? owned_position(ids[k]) : k; };
+    for (global_index_type k = 0; k < n; ++k) {
+      const global_index_type r = source_row(k);
+      b.row_ptr[k + 1] = b.row_ptr[k] + caller.row_ptr[r + 1] - caller.row_ptr[r];
+    }
+    b.col_idx.resize(caller.col_idx.size());
+    b.values.resize(caller.values.size());
+    std::vector<std::pair<index_type, V>> row;
+    for (global_index_type k = 0; k < n; ++k) {
+      const global_index_type r = source_row(k);
+      row.clear();
+      for (offset_type e = caller.row_ptr[r]; e < caller.row_ptr[r + 1]; ++e) {
+        const global_index_type c = caller.col_idx[e];
+        row.emplace_back(c >= 0 && our_order ? ours[c] : local_column(c), caller.values[e]);
+      }
+      std::sort(row.begin(), row.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+      for (std::size_t i = 0; i < row.size(); ++i) {
+        b.col_idx[b.row_ptr[k] + static_cast<offset_type>(i)] = row[i].first;
+        b.values[b.row_ptr[k] + static_cast<offset_type>(i)] = row[i].second;
+      }
+    }
+    return b;
+  };
+  t.caller_order_us = time_block(make_block(false));
+  const bool same = std::is_sorted(ids.begin(), ids.end());  // the caller's relative order kept
+  t.same_order_us = same ? t.caller_order_us : time_block(make_block(true));
+  return t;
+}
+
 template <typename V>
 int run_typed(const run_options& o) {
   MPI_Comm world = MPI_COMM_WORLD;
@@ -175,6 +301,7 @@ int run_typed(const run_options& o) {
   y_options.float32 = std::is_same_v<V, float>;  // y as computed, no rounding
   dist::collective_try(world, [&] {
     mo.partition = parse_partitioner(o.partition);
+    mo.order = parse_row_order(o.order);
     mo.transport = parse_transport(o.transport);
     if (o.format != "auto") find_format(o.format);  // unknown names fail before any work
     // So do a missing or damaged x and an output name of no known format (x's length is checked
@@ -222,10 +349,11 @@ int run_typed(const run_options& o) {
     fmt::print("transport: {} ({})\n", to_string(m.transport()), m.transport_reason());
     fmt::print("matrix {}: {} rows, {} nonzeros\n", o.source, m.global_rows(), m.global_nnz());
     const double nnz = static_cast<double>(m.global_nnz());
-    fmt::print("setup{}: read {:.3f} s, partition {:.3f} s, redistribute {:.3f} s, build {:.3f} s; total {:.3f} s "
+    fmt::print("setup{}: read {:.3f} s, partition {:.3f} s, redistribute {:.3f} s, {}build {:.3f} s; total {:.3f} s "
                "(slowest rank), {:.1f} M nonzeros/s\n",
                st.on_gpu ? " (streamed to the GPU, split and built there)" : "", st.read, st.partition,
-               st.redistribute, st.build, setup_s.max, nnz / std::max(1e-9, setup_s.max) / 1e6);
+               st.redistribute, q.order != "none" ? fmt::format("order {:.3f} s, ", st.order) : std::string(),
+               st.build, setup_s.max, nnz / std::max(1e-9, setup_s.max) / 1e6);
     if (st.read_wait + st.upload + st.split > 0)
       fmt::print("  read = waiting for the reader {:.3f} s + copying to the GPU {:.3f} s + splitting {:.3f} s (rank 0)\n",
                  st.read_wait, st.upload, st.split);
@@ -239,6 +367,9 @@ int run_typed(const run_options& o) {
                  gpu_peak.max, gpu_held.max, 100.0 * gpu_held.max / std::max(1e-9, gpu_total), gpu_total, gpu_held.min,
                  gpu_held.median);
     fmt::print("partition {} ({})\n", q.method, q.reason);
+    if (mo.order != row_order::none || q.order != "none")
+      fmt::print("order {} inside each rank ({}){}\n", q.order, q.order_reason,
+                 q.order != "none" && cuda ? "; set up through the host (the GPU split keeps the read order)" : "");
     fmt::print("partition {}: edge cut {}, halo {} entries ({:.1f} KiB) in total, at most {} on a rank, nnz imbalance "
                "{:.3f}\n",
                q.method, q.edge_cut, q.halo_entries_total, q.halo_entries_total * sizeof(V) / 1024.0,
@@ -288,6 +419,11 @@ int run_typed(const run_options& o) {
   const double overlap = has_comm ? (local_us + comm_us - apply_us) / std::min(local_us, comm_us)
                                   : std::numeric_limits<double>::quiet_NaN();
   const double apply_host_us = allreduce_max(t_apply.my_host_median_us, world);
+  // cuSPARSE CSR on the same rows, in the caller's order and in ours (CUDA backend).
+  vendor_times vendor;
+  const bool vendor_asked = cuda && o.vs_cusparse;
+  if (vendor_asked) dist::collective_try(world, [&] { vendor = time_cusparse_blocks(m, o, so, warmup, iters); });
+  auto us_record = [](double us) { return std::isnan(us) ? std::int64_t{-1} : static_cast<std::int64_t>(1000 * us); };
   const double model_bytes = csr_model_bytes<V>(m.global_rows(), m.global_rows(), m.global_nnz(), false);
   const double gflops = apply_us > 0 ? 2.0 * m.global_nnz() / (apply_us * 1e3) : 0;
   const double gbps_per_gpu = apply_us > 0 ? model_bytes / ranks / (apply_us * 1e3) : 0;
@@ -318,8 +454,10 @@ int run_typed(const run_options& o) {
   const auto records = gather_records({s.rows, s.nnz, s.interior_rows, s.boundary_rows, s.ghosts, s.sends,
                                        s.neighbours, static_cast<std::int64_t>(1000 * t_local.my_median_us),
                                        static_cast<std::int64_t>(1000 * t_comm.my_median_us),
-                                       static_cast<std::int64_t>(1000 * t_apply.my_median_us)},
+                                       static_cast<std::int64_t>(1000 * t_apply.my_median_us),
+                                       us_record(vendor.caller_order_us), us_record(vendor.same_order_us)},
                                       world);
+  const auto vendor_notes = dist::allgather(vendor.note, world);
   const auto formats = dist::allgather(s.format, world);
   const auto reasons = dist::allgather(s.format_reason, world);
   if (!root) return check_failed ? 1 : 0;
@@ -343,6 +481,31 @@ int run_typed(const run_options& o) {
              apply_ranks.max);
   if (cuda)
     fmt::print("  host time to enqueue one apply {:.1f} us (median; max over ranks)\n", apply_host_us);
+  // The ratios: cuSPARSE's time over our local product's (the apply without the exchange; on one
+  // rank the apply), the slowest rank of each; > 1 means faster than cuSPARSE.
+  double cusparse_caller_us = 0, cusparse_same_us = 0;
+  std::string vendor_note;
+  for (int r = 0; r < ranks; ++r) {
+    if (records[r][10] < 0 && records[r][0] > 0) {
+      cusparse_caller_us = cusparse_same_us = std::numeric_limits<double>::quiet_NaN();
+      vendor_note = fmt::format("rank {}: {}", r, vendor_notes[r]);
+      break;
+    }
+    cusparse_caller_us = std::max(cusparse_caller_us, records[r][10] / 1e3);
+    cusparse_same_us = std::max(cusparse_same_us, records[r][11] / 1e3);
+  }
+  const bool have_vendor = vendor_asked && !std::isnan(cusparse_caller_us) && cusparse_caller_us > 0 && local_us > 0;
+  const double vs_caller = have_vendor ? cusparse_caller_us / local_us : std::numeric_limits<double>::quiet_NaN();
+  const double vs_same = have_vendor ? cusparse_same_us / local_us : std::numeric_limits<double>::quiet_NaN();
+  if (have_vendor && q.order == "none" && cusparse_caller_us == cusparse_same_us)
+    fmt::print("  vs cuSPARSE CSR on the same rows: {:.1f} us, {:.2f}x (cuSPARSE / local SpMV, slowest rank)\n",
+               cusparse_caller_us, vs_caller);
+  else if (have_vendor)
+    fmt::print("  vs cuSPARSE CSR on the same rows: caller's order {:.1f} us, {:.2f}x; our order ({}) {:.1f} us, "
+               "{:.2f}x (cuSPARSE / local SpMV, slowest rank)\n",
+               cusparse_caller_us, vs_caller, q.order, cusparse_same_us, vs_same);
+  else if (vendor_asked)
+    fmt::print("  vs cuSPARSE: not measured ({})\n", vendor_note);
   if (has_comm)
     fmt::print("  overlap efficiency {:.2f} ((local + exchange - apply) / min(local, exchange))\n", overlap);
   fmt::print("  {:.1f} GFLOP/s, {:.0f} GB/s effective per GPU (CSR byte model){}\n", gflops, gbps_per_gpu,
@@ -376,6 +539,8 @@ int run_typed(const run_options& o) {
     j["halo_bytes_total"] = q.halo_entries_total * static_cast<offset_type>(sizeof(V));
     j["halo_bytes_max"] = q.halo_entries_max * static_cast<offset_type>(sizeof(V));
     j["nnz_imbalance"] = q.nnz_imbalance;
+    j["order"] = q.order;
+    j["order_reason"] = q.order_reason;
     j["iters"] = iters;
     j["warmup"] = warmup;
     j["apply_median_us"] = apply_us;
@@ -390,8 +555,19 @@ int run_typed(const run_options& o) {
     j["effective_gbps_per_gpu"] = gbps_per_gpu;
     j["copy_gbps"] = copy_gbps;
     if (copy_gbps > 0) j["copy_fraction"] = gbps_per_gpu / copy_gbps;
+    if (vendor_asked) {
+      // cuSPARSE CSR on each rank's rows (slowest rank) and the ratio cuSPARSE / our local SpMV:
+      // in the caller's numbering (what a cuSPARSE or PETSc user gets) and in ours (the kernel alone).
+      auto number = [](double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
+      const double none = std::numeric_limits<double>::quiet_NaN();
+      j["cusparse_caller_order_us"] = number(have_vendor ? cusparse_caller_us : none);
+      j["cusparse_same_order_us"] = number(have_vendor ? cusparse_same_us : none);
+      j["vs_cusparse_caller_order"] = number(vs_caller);
+      j["vs_cusparse_same_order"] = number(vs_same);
+      if (!have_vendor) j["cusparse_note"] = vendor_note;
+    }
     j["setup_seconds"] = {{"read", st.read}, {"partition", st.partition}, {"redistribute", st.redistribute},
-                          {"build", st.build}, {"total_max_over_ranks", setup_s.max},
+                          {"order", st.order}, {"build", st.build}, {"total_max_over_ranks", setup_s.max},
                           {"read_wait", st.read_wait}, {"upload", st.upload}, {"split", st.split}};
     j["setup_on_gpu"] = st.on_gpu;
     j["setup_nnz_per_second"] = static_cast<double>(m.global_nnz()) / std::max(1e-9, setup_s.max);
@@ -422,6 +598,15 @@ int run_typed(const run_options& o) {
                                {"sends", v[5]}, {"neighbours", v[6]}, {"local_us", v[7] / 1e3},
                                {"exchange_us", v[8] / 1e3}, {"apply_us", v[9] / 1e3}, {"format", formats[r]},
                                {"format_reason", reasons[r]}});
+      if (vendor_asked && v[10] >= 0) {
+        auto& e = j["per_rank"].back();
+        e["cusparse_caller_order_us"] = v[10] / 1e3;
+        e["cusparse_same_order_us"] = v[11] / 1e3;
+        if (v[7] > 0) {
+          e["vs_cusparse_caller_order"] = static_cast<double>(v[10]) / static_cast<double>(v[7]);
+          e["vs_cusparse_same_order"] = static_cast<double>(v[11]) / static_cast<double>(v[7]);
+        }
+      }
     }
     std::ofstream out(o.json);
     out << j.dump(2) << "\n";

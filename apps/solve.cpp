@@ -138,6 +138,7 @@ matrix_options matrix_options_of(const solve_options& o, backend where) {
   matrix_options m;
   m.format = o.format;
   m.partition = parse_partitioner(o.partition);
+  m.order = parse_row_order(o.order);
   m.where = where;
   m.transport = parse_transport(o.transport);
   m.generator_seed = o.seed;
@@ -245,6 +246,8 @@ nlohmann::json json_report(const matrix& A, const solve_options& o, const solver
   j["transport_reason"] = A.transport_reason();
   j["partition"] = A.partition_quality().method;
   j["partition_reason"] = A.partition_quality().reason;
+  j["order"] = A.partition_quality().order;
+  j["order_reason"] = A.partition_quality().order_reason;
   j["format"] = A.summary().format;  // rank 0's
   j["method"] = o.method;
   if (o.method == "gmres") j["restart"] = o.restart;

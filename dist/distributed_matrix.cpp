@@ -21,6 +21,7 @@
 #include "dist/setup/halo_plan.hpp"
 #include "dist/setup/load.hpp"
 #include "dist/setup/mpi_util.hpp"
+#include "dist/setup/order.hpp"
 #include "dist/setup/split_rows.hpp"
 #include "dist/transport/transport.hpp"
 #include "dist/watchdog.hpp"
@@ -152,6 +153,19 @@ struct distributed_matrix<V>::impl {
   bool rows_stay() const {
     return ranks == 1 || options.partition == partitioner::block || options.partition == partitioner::automatic;
   }
+  /// The row order in use (`auto` resolved by resolve_order) and why.
+  row_order order = row_order::none;
+  std::string order_reason = "requested";
+  /// Set up in place (split where read, on the GPU for the CUDA backend). An ordering renumbers
+  /// rows after they reach their owner, which the in-place split does not do: it takes the host
+  /// path, except for the block trial of `--partition auto` on several ranks, whose matrix is set
+  /// up again with the ordering (keep_or_repartition).
+  bool in_place_setup() const {
+    return rows_stay() &&
+           (order == row_order::none || (options.partition == partitioner::automatic && ranks > 1));
+  }
+  /// `--order auto` from a sample of this rank's caller rows (collective); other orders as given.
+  void resolve_order(const std::function<locality_sample()>& sample);
   /// `--partition auto` after the block setup: block (keep it), metis or ptscotch.
   partitioner auto_choice();
   /// The end of an in-place setup: the matrix, or under `--partition auto` where a partitioner
@@ -206,9 +220,13 @@ void distributed_matrix<V>::impl::setup(const caller_slice& slice) {
   const bool contiguous = options.partition == partitioner::block || ranks == 1;
   owned_rows owned = redistribute(comm, slice, parts, contiguous, map);
   row_offsets = owned.row_offsets;
-  caller_ids = std::move(owned.caller_ids);
   owned_nnz = owned.a.nnz();
   times.redistribute = seconds_since(t0);
+
+  t0 = std::chrono::steady_clock::now();
+  reorder_owned_rows(comm, owned, map, order);
+  caller_ids = std::move(owned.caller_ids);
+  times.order = seconds_since(t0);
 
   t0 = std::chrono::steady_clock::now();
   plan = build_halo_plan(comm, owned);
@@ -342,15 +360,28 @@ distributed_matrix<V> distributed_matrix<V>::impl::keep_or_repartition(
     std::unique_ptr<impl> p, const std::function<distributed_matrix(const matrix_options&)>& again) {
   if (p->options.partition != partitioner::automatic || p->ranks == 1) return distributed_matrix(std::move(p));
   const partitioner chosen = p->auto_choice();
-  if (chosen == partitioner::block) return distributed_matrix(std::move(p));
+  if (chosen == partitioner::block && p->order == row_order::none) return distributed_matrix(std::move(p));
+  // A partitioner pays, or the rows are to be ordered (the block trial kept the read order).
   const partition_summary why = p->quality;
+  const std::string order_reason = p->order_reason;
   matrix_options o = p->options;
   o.partition = chosen;
+  o.order = p->order;  // resolved: `auto` is not sampled again
   p.reset();
   auto m = again(o);
   m.impl_->quality.reason = why.reason;
   m.impl_->quality.block_halo_ratio = why.block_halo_ratio;
+  m.impl_->quality.order_reason = m.impl_->order_reason = order_reason;
   return m;
+}
+
+template <typename V>
+void distributed_matrix<V>::impl::resolve_order(const std::function<locality_sample()>& sample) {
+  order = options.order;
+  if (order != row_order::automatic) return;
+  locality_sample mine;
+  collective_try(comm, [&] { mine = sample(); });
+  order = choose_order(comm, mine, order_reason);
 }
 
 template <typename V>
@@ -553,6 +584,8 @@ void distributed_matrix<V>::impl::fill_summaries() {
   const auto sums = allreduce_sum({summary.halo_nnz, summary.ghosts}, comm);
   quality.method = options.partition == partitioner::automatic ? "block" : to_string(options.partition);
   quality.reason = options.partition != partitioner::automatic ? "requested" : ranks == 1 ? "one rank" : "";
+  quality.order = to_string(in_place ? row_order::none : order);
+  quality.order_reason = order_reason;
   quality.edge_cut = sums[0];
   quality.halo_entries_total = sums[1];
   quality.halo_entries_max = allreduce_max(static_cast<std::int64_t>(summary.ghosts), comm);
@@ -660,11 +693,27 @@ distributed_matrix<V> distributed_matrix<V>::from_source(MPI_Comm comm, const st
   io_options.seed = options.generator_seed;
   io::source_format format{};
   collective_try(p->comm, [&] { format = io::detect_format(source); });
+  // Matrix Market files have no row index: every rank parses the whole file and keeps its slice,
+  // whichever path follows.
+  std::unique_ptr<caller_slice> slice;
+  double load_s = 0;
+  if (format == io::source_format::matrix_market) {
+    const auto t0 = std::chrono::steady_clock::now();
+    slice = std::make_unique<caller_slice>(load_slice(p->comm, source, io_options));
+    load_s = seconds_since(t0);
+  }
+  std::vector<global_index_type> sampled;  // `--order auto` samples the first rows of each rank's range
+  if (options.order == row_order::automatic && !slice) sampled = source_row_ranges(p->comm, source, io_options);
+  p->resolve_order([&] {
+    if (slice) return sample_locality(slice->rows, slice->first_row, slice->global_rows);
+    const row_range first{sampled[p->rank],
+                          std::min(sampled[p->rank + 1], sampled[p->rank] + locality_sample::sample_rows)};
+    return sample_locality(io::read_matrix_rows(source, first, io_options), first.begin, sampled.back());
+  });
   // Where no row changes rank, files with a row index and generators are read in chunks and
-  // split in place; Matrix Market files (no row index: every rank parses the whole file) are
-  // split from the rank's slice.
-  if (p->rows_stay()) {
-    if (format != io::source_format::matrix_market) {
+  // split in place; Matrix Market files are split from the rank's slice.
+  if (p->in_place_setup()) {
+    if (!slice) {
       const auto ranges = source_row_ranges(p->comm, source, io_options);
       io::source_info info;
       collective_try(p->comm, [&] { info = io::describe_source(source, io_options); });
@@ -672,18 +721,18 @@ distributed_matrix<V> distributed_matrix<V>::from_source(MPI_Comm comm, const st
       p->setup_in_place(ranges, info.cols, per_row,
                         [&](row_range r) { return io::read_matrix_rows(source, r, io_options); });
     } else {
-      const auto t0 = std::chrono::steady_clock::now();
-      caller_slice slice = load_slice(p->comm, source, io_options);
-      const double load = seconds_since(t0);
-      p->setup_in_place_from(std::move(slice));
-      p->times.read += load;
+      p->setup_in_place_from(std::move(*slice));
+      p->times.read += load_s;
     }
     return impl::keep_or_repartition(std::move(p), [&](const matrix_options& o) { return from_source(comm, source, o); });
   }
-  const auto t0 = std::chrono::steady_clock::now();
-  const caller_slice slice = load_slice(p->comm, source, io_options);
-  p->times.read = seconds_since(t0);
-  p->setup(slice);
+  if (!slice) {
+    const auto t0 = std::chrono::steady_clock::now();
+    slice = std::make_unique<caller_slice>(load_slice(p->comm, source, io_options));
+    load_s = seconds_since(t0);
+  }
+  p->times.read = load_s;
+  p->setup(*slice);
   return distributed_matrix(std::move(p));
 }
 
@@ -716,7 +765,24 @@ distributed_matrix<V> distributed_matrix<V>::from_csr(MPI_Comm comm, global_inde
                           " rows, and all ranks together hold " + std::to_string(total) + " of " +
                           std::to_string(global_rows));
   });
-  if (p->rows_stay() && space == memory_space::host) {
+  if (space == memory_space::host) {
+    // `--order auto` on the first rows of the caller's arrays, once their row pointer is known to
+    // be sane (the full validation comes with the setup).
+    p->resolve_order([&] {
+      const global_index_type m = std::min(rows, locality_sample::sample_rows);
+      csr_matrix<double> sample;
+      if (m == 0 || row_ptr == nullptr || row_ptr[0] != 0) return locality_sample{};
+      for (global_index_type i = 0; i < m; ++i)
+        if (row_ptr[i + 1] < row_ptr[i]) return locality_sample{};
+      if (row_ptr[m] > 0 && col_ids == nullptr) return locality_sample{};
+      sample.rows = m;
+      sample.cols = global_rows;
+      sample.row_ptr.assign(row_ptr, row_ptr + m + 1);
+      sample.col_idx.assign(col_ids, col_ids + row_ptr[m]);
+      return sample_locality(sample, first_row, global_rows);
+    });
+  }
+  if (p->in_place_setup() && space == memory_space::host) {
     // No row moves: the caller's arrays are read in chunks (checked chunk by chunk) and split in
     // place, without a host copy of the rows. (Device arrays take the path below: a reader
     // thread must not touch another GPU's context.)
@@ -779,7 +845,9 @@ distributed_matrix<V> distributed_matrix<V>::from_csr(MPI_Comm comm, global_inde
     a.values = convert_values<double>(v);
     validate_csr(a, who, options.allow_nonfinite);
   });
-  if (p->rows_stay()) {  // device arrays (or a copy made anyway): split in place from the copy
+  if (space == memory_space::device)
+    p->resolve_order([&] { return sample_locality(slice.rows, slice.first_row, global_rows); });
+  if (p->in_place_setup()) {  // device arrays (or a copy made anyway): split in place from the copy
     p->setup_in_place_from(std::move(slice));
     return impl::keep_or_repartition(std::move(p), again);
   }

@@ -48,17 +48,33 @@ enum class transport_kind {
   cuda_ipc,    ///< copy-engine copies between the GPUs of one node through CUDA IPC (CUDA backend)
 };
 
+/// Locality ordering of each rank's rows (and the same owned columns) inside the partitioned
+/// numbering (issue 16, dist/setup/order.hpp): x gathers of neighbouring rows share sectors and hot
+/// entries of x stay in cache. The caller's layout is unchanged (to_partitioned and the other moves
+/// apply the order). An order other than none sets up through the host (rows are permuted after they
+/// reach their owner; the GPU split keeps the read order).
+enum class row_order {
+  none,       ///< the partition's order: each part's rows in the caller's relative order
+  degree,     ///< rows by descending length, stable (hubs first)
+  rcm,        ///< reverse Cuthill-McKee on the symmetrised local block
+  automatic,  ///< none where the caller's numbering is already local (banded, stencils), else rcm
+};
+
 const char* to_string(partitioner p);
 const char* to_string(transport_kind t);
-/// Parses the command-line names: auto|metis|ptscotch|block and auto|nccl|cuda-ipc|mpi-cuda|mpi-staged|mpi-host.
+const char* to_string(row_order o);
+/// Parses the command-line names: auto|metis|ptscotch|block, auto|nccl|cuda-ipc|mpi-cuda|mpi-staged|mpi-host
+/// and none|degree|rcm|auto.
 partitioner parse_partitioner(const std::string& name);
 transport_kind parse_transport(const std::string& name);
+row_order parse_row_order(const std::string& name);
 
 struct matrix_options {
   std::string format = "auto";      ///< local storage format (format_registry.hpp) or "auto"
   partitioner partition = partitioner::automatic;
   backend where = backend::cuda;
   transport_kind transport = transport_kind::automatic;
+  row_order order = row_order::none;  ///< locality ordering inside each rank (none keeps the read order)
   int metis_seed = 1;               ///< seed of METIS and PT-Scotch (the partition is deterministic by it)
   std::string h5_group;             ///< from_source: HDF5 group ("" finds it)
   std::uint64_t generator_seed = 1; ///< from_source: seed of random generators
@@ -99,13 +115,16 @@ struct partition_summary {
   offset_type halo_entries_total = 0;  ///< sum over ranks of ghost columns
   offset_type halo_entries_max = 0;
   double nnz_imbalance = 1.0;          ///< max nnz / mean nnz
+  std::string order = "none";          ///< row order inside each rank: none, degree or rcm (what auto chose)
+  std::string order_reason = "requested";
 };
 
 /// Seconds spent in each setup phase on this rank, and the memory setup took.
 struct setup_times {
   /// read: loading (on the GPU path, reading and splitting on the GPU overlap: read is both);
+  /// order: the locality ordering of the owned rows, with the exchange of renamed columns;
   /// build: halo plan, local operators, transport.
-  double read = 0, partition = 0, redistribute = 0, build = 0;
+  double read = 0, partition = 0, redistribute = 0, order = 0, build = 0;
   bool on_gpu = false;                ///< the GPU setup path (rows streamed to the GPU and split there)
   /// Rows split where they are read (split_rows.hpp): within `read`, the seconds spent waiting
   /// for the reader, copying chunks to the GPU and splitting.
@@ -114,7 +133,7 @@ struct setup_times {
   std::size_t gpu_peak_bytes = 0;     ///< peak of distspmv's GPU allocations during setup
   std::size_t gpu_held_bytes = 0;     ///< distspmv's GPU allocations after setup (the matrix and buffers)
   std::size_t gpu_total_bytes = 0;    ///< the GPU's memory
-  double total() const { return read + partition + redistribute + build; }
+  double total() const { return read + partition + redistribute + order + build; }
 };
 
 template <typename ValueType>

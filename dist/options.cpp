@@ -27,6 +27,16 @@ const char* to_string(transport_kind t) {
   return "?";
 }
 
+const char* to_string(row_order o) {
+  switch (o) {
+    case row_order::none: return "none";
+    case row_order::degree: return "degree";
+    case row_order::rcm: return "rcm";
+    case row_order::automatic: return "auto";
+  }
+  return "?";
+}
+
 partitioner parse_partitioner(const std::string& name) {
   for (auto p : {partitioner::automatic, partitioner::metis, partitioner::ptscotch, partitioner::block})
     if (name == to_string(p)) return p;
@@ -38,6 +48,12 @@ transport_kind parse_transport(const std::string& name) {
                  transport_kind::mpi_staged, transport_kind::mpi_host})
     if (name == to_string(t)) return t;
   DSPMV_BAD_INPUT("--transport", name, "unknown transport, expected auto, nccl, cuda-ipc, mpi-cuda, mpi-staged or mpi-host");
+}
+
+row_order parse_row_order(const std::string& name) {
+  for (auto o : {row_order::none, row_order::degree, row_order::rcm, row_order::automatic})
+    if (name == to_string(o)) return o;
+  DSPMV_BAD_INPUT("--order", name, "unknown row order, expected none, degree, rcm or auto");
 }
 
 }  // namespace distspmv

@@ -43,7 +43,7 @@ module distspmv
   integer(c_int), parameter :: DISTSPMV_ERROR_NOT_COMPILED = 5
   integer(c_int), parameter :: DISTSPMV_ERROR_INTERNAL = 6
 
-  ! enum distspmv_memory_space, distspmv_partitioner, distspmv_backend, distspmv_transport
+  ! enum distspmv_memory_space, distspmv_partitioner, distspmv_backend, distspmv_transport, distspmv_order
   integer(c_int), parameter :: DISTSPMV_MEMORY_HOST = 0, DISTSPMV_MEMORY_DEVICE = 1
   integer(c_int), parameter :: DISTSPMV_PARTITION_METIS = 0, DISTSPMV_PARTITION_BLOCK = 1, &
                                DISTSPMV_PARTITION_AUTO = 2, DISTSPMV_PARTITION_PTSCOTCH = 3
@@ -51,6 +51,8 @@ module distspmv
   integer(c_int), parameter :: DISTSPMV_TRANSPORT_AUTO = 0, DISTSPMV_TRANSPORT_NCCL = 1, &
                                DISTSPMV_TRANSPORT_MPI_CUDA = 2, DISTSPMV_TRANSPORT_MPI_STAGED = 3, &
                                DISTSPMV_TRANSPORT_MPI_HOST = 4, DISTSPMV_TRANSPORT_CUDA_IPC = 5
+  integer(c_int), parameter :: DISTSPMV_ORDER_NONE = 0, DISTSPMV_ORDER_DEGREE = 1, DISTSPMV_ORDER_RCM = 2, &
+                               DISTSPMV_ORDER_AUTO = 3
 
   type, bind(c) :: distspmv_options
     type(c_ptr) :: format                ! char*: NULL = "auto"
@@ -61,6 +63,7 @@ module distspmv
     type(c_ptr) :: h5_group              ! char*: NULL finds it
     integer(c_int64_t) :: generator_seed ! uint64_t in C
     integer(c_int) :: allow_nonfinite
+    integer(c_int) :: order              ! enum distspmv_order
   end type distspmv_options
 
   type, bind(c) :: distspmv_halo_stats

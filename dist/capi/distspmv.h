@@ -86,6 +86,13 @@ typedef enum distspmv_transport {
   DISTSPMV_TRANSPORT_CUDA_IPC = 5
 } distspmv_transport;
 
+typedef enum distspmv_order {
+  DISTSPMV_ORDER_NONE = 0,   /* each rank's rows in the partition's order (the default)            */
+  DISTSPMV_ORDER_DEGREE = 1, /* rows by descending length inside each rank (hubs first)             */
+  DISTSPMV_ORDER_RCM = 2,    /* reverse Cuthill-McKee on each rank's local block                     */
+  DISTSPMV_ORDER_AUTO = 3    /* none where the numbering is already local (banded, stencil), else RCM */
+} distspmv_order;
+
 typedef struct distspmv_options {
   const char* format;             /* local storage format ("csr", "ellr", ...) or "auto"; NULL = "auto" */
   distspmv_partitioner partitioner;
@@ -95,9 +102,12 @@ typedef struct distspmv_options {
   const char* h5_group;           /* create_source: HDF5 group; NULL or "" finds it */
   uint64_t generator_seed;        /* create_source: seed of the random generators */
   int allow_nonfinite;            /* nonzero: accept NaN and Inf values */
+  distspmv_order order;           /* locality order of the rows inside each rank, folded into the
+                                     partitioned numbering (the caller's layout is unchanged) */
 } distspmv_options;
 
-/* The defaults of the C++ API: format "auto", METIS, CUDA backend, automatic transport, seeds 1.
+/* The defaults of the C++ API: format "auto", METIS, CUDA backend, automatic transport, seeds 1,
+ * order none.
  * Does nothing when opts is NULL. */
 void distspmv_options_default(distspmv_options* opts);
 

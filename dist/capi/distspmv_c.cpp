@@ -192,6 +192,14 @@ local_problem convert_options(const distspmv_options* in, distspmv::matrix_optio
       return invalid("opts->partitioner = " + std::to_string(c_enum_value(o.partitioner)) +
                      " is not a distspmv_partitioner");
   }
+  switch (c_enum_value(o.order)) {
+    case DISTSPMV_ORDER_NONE: out.order = distspmv::row_order::none; break;
+    case DISTSPMV_ORDER_DEGREE: out.order = distspmv::row_order::degree; break;
+    case DISTSPMV_ORDER_RCM: out.order = distspmv::row_order::rcm; break;
+    case DISTSPMV_ORDER_AUTO: out.order = distspmv::row_order::automatic; break;
+    default:
+      return invalid("opts->order = " + std::to_string(c_enum_value(o.order)) + " is not a distspmv_order");
+  }
   switch (c_enum_value(o.backend)) {
     case DISTSPMV_BACKEND_CUDA: out.where = distspmv::backend::cuda; break;
     case DISTSPMV_BACKEND_HOST: out.where = distspmv::backend::host; break;
@@ -272,6 +280,10 @@ void distspmv_options_default(distspmv_options* opts) {
   opts->h5_group = nullptr;
   opts->generator_seed = d.generator_seed;
   opts->allow_nonfinite = d.allow_nonfinite ? 1 : 0;
+  opts->order = d.order == distspmv::row_order::degree    ? DISTSPMV_ORDER_DEGREE
+                : d.order == distspmv::row_order::rcm       ? DISTSPMV_ORDER_RCM
+                : d.order == distspmv::row_order::automatic ? DISTSPMV_ORDER_AUTO
+                                                            : DISTSPMV_ORDER_NONE;
 }
 
 const char* distspmv_last_error(void) {

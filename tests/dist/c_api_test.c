@@ -156,7 +156,7 @@ static int create_laplacian(const local_csr* a, distspmv_options* opts, distspmv
 
 /* ---- the checks ------------------------------------------------------------------------- */
 
-static void test_laplacian_2d(int size) {
+static void test_laplacian_2d(int size, distspmv_order order) {
   const int64_t g = 23, n = g * g;
   const int64_t first = n * g_rank / size, last = n * (g_rank + 1) / size, rows = last - first;
   local_csr a = laplacian_2d_rows(g, first, rows);
@@ -165,6 +165,7 @@ static void test_laplacian_2d(int size) {
   distspmv_options_default(&opts);
   opts.backend = DISTSPMV_BACKEND_HOST;
   opts.format = "csr";
+  opts.order = order;
   distspmv_matrix A = NULL;
   OK(create_laplacian(&a, &opts, &A));
   if (!A) {
@@ -395,6 +396,10 @@ static void test_create_errors(int size) {
   EXPECT_FAIL(DISTSPMV_ERROR_INVALID_ARGUMENT, "backend",
               distspmv_create_csr(MPI_COMM_WORLD, n, first, rows, a.row_ptr, a.cols, a.vals, DISTSPMV_MEMORY_HOST, &bad, &A));
   bad = opts;
+  bad.order = (distspmv_order)9;
+  EXPECT_FAIL(DISTSPMV_ERROR_INVALID_ARGUMENT, "order",
+              distspmv_create_csr(MPI_COMM_WORLD, n, first, rows, a.row_ptr, a.cols, a.vals, DISTSPMV_MEMORY_HOST, &bad, &A));
+  bad = opts;
   bad.transport = (distspmv_transport)-3;
   EXPECT_FAIL(DISTSPMV_ERROR_INVALID_ARGUMENT, "transport",
               distspmv_create_csr(MPI_COMM_WORLD, n, first, rows, a.row_ptr, a.cols, a.vals, DISTSPMV_MEMORY_HOST, &bad, &A));
@@ -497,7 +502,8 @@ int main(int argc, char** argv) {
   CHECK(distspmv_last_error() != NULL, "last_error is NULL");
   distspmv_options_default(NULL); /* harmless */
 
-  test_laplacian_2d(size);
+  test_laplacian_2d(size, DISTSPMV_ORDER_NONE);
+  test_laplacian_2d(size, DISTSPMV_ORDER_RCM);
   test_empty_caller_rank(size);
   test_create_errors(size);
   test_source(DISTSPMV_PARTITION_BLOCK);

@@ -244,6 +244,140 @@ TEST(Distributed, LayoutMovesRoundTripAndDiagonal) {
   }
 }
 
+// ---- locality ordering inside each rank (--order, issue 16) ----
+
+std::vector<partitioner> partitioners_and_auto() {
+  auto p = partitioners();
+  p.push_back(partitioner::automatic);
+  return p;
+}
+
+matrix_options ordered_options(partitioner p, row_order order) {
+  auto o = host_options(p);
+  o.order = order;
+  return o;
+}
+
+TEST(DistributedOrder, OrderedRowsMatchSerial) {
+  for (const std::string spec : {"gen:rmat:9:8", "gen:lognormal:700:2:1:50", "gen:poisson3d:7"}) {
+    const auto a = io::read_matrix(spec);
+    for (auto p : partitioners_and_auto()) {
+      for (auto order : {row_order::degree, row_order::rcm}) {
+        auto m = distributed_matrix<double>::from_source(MPI_COMM_WORLD, spec, ordered_options(p, order));
+        const std::string what = spec + " " + to_string(p) + " " + to_string(order);
+        EXPECT_EQ(m.partition_quality().order, to_string(order)) << what;
+        EXPECT_LE(distributed_error(m, a, 1.25, -0.75), tolerance) << what;
+        EXPECT_LE(distributed_error(m, a, -2.0, 0.0), tolerance) << what;
+        EXPECT_EQ(m.global_nnz(), a.nnz()) << what;
+      }
+    }
+  }
+}
+
+TEST(DistributedOrder, EdgeCasesAndIdleRanksMatchSerial) {
+  for (auto order : {row_order::degree, row_order::rcm}) {
+    for (global_index_type n : {0, 1, 3, 64, 301}) {
+      const auto a = awkward_matrix(n);
+      for (auto p : partitioners()) {
+        auto m = from_whole(a, ordered_options(p, order), 1);  // rank 1 passes no rows
+        EXPECT_LE(distributed_error(m, a, 1.0, 1.0), tolerance) << n << " " << to_string(p) << " " << to_string(order);
+      }
+    }
+    for (const auto& [name, local] : test::edge_case_matrices()) {
+      if (local.rows != local.cols) continue;
+      const auto a = convert_csr<double, global_index_type>(local);
+      auto m = from_whole(a, ordered_options(partitioner::block, order), 1);
+      EXPECT_LE(distributed_error(m, a, 1.5, -0.25), tolerance) << name << " " << to_string(order);
+    }
+  }
+}
+
+TEST(DistributedOrder, DegreeOrderPutsLongRowsFirstOnEachRank) {
+  const auto a = io::read_matrix("gen:rmat:9:8");
+  for (auto p : partitioners()) {
+    auto m = from_whole(a, ordered_options(p, row_order::degree));
+    const auto& ids = m.owned_caller_ids();
+    for (std::size_t i = 1; i < ids.size(); ++i)
+      ASSERT_GE(a.row_length(ids[i - 1]), a.row_length(ids[i])) << to_string(p) << " owned row " << i;
+  }
+}
+
+TEST(DistributedOrder, LayoutMovesRoundTripAndDiagonal) {
+  const auto a = io::read_matrix("gen:rmat:8:6");
+  for (auto p : partitioners()) {
+    for (auto order : {row_order::degree, row_order::rcm}) {
+      auto m = from_whole(a, ordered_options(p, order), 1);
+      std::vector<double> caller(static_cast<std::size_t>(m.caller_rows())), back(caller.size());
+      for (std::size_t i = 0; i < caller.size(); ++i) caller[i] = static_cast<double>(m.caller_first_row() + i);
+      std::vector<double> part(static_cast<std::size_t>(m.local_rows()));
+      m.to_partitioned(caller.data(), part.data());
+      m.from_partitioned(part.data(), back.data());
+      EXPECT_EQ(caller, back) << to_string(p) << " " << to_string(order);
+      const auto diag = m.diagonal();
+      bool permuted = false;
+      for (std::size_t i = 0; i < part.size(); ++i) {
+        const auto r = static_cast<global_index_type>(part[i]);
+        ASSERT_EQ(r, m.owned_caller_ids()[i]);
+        if (i > 0 && r < static_cast<global_index_type>(part[i - 1])) permuted = true;
+        double d = 0;
+        for (offset_type k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
+          if (a.col_idx[k] == r) d = a.values[k];
+        EXPECT_EQ(diag[i], d);
+      }
+      // The ids are a bijection: every caller row is owned exactly once.
+      std::int64_t owned = m.local_rows();
+      EXPECT_EQ(dist::allreduce_sum({owned}, MPI_COMM_WORLD)[0], a.rows);
+      if (m.local_rows() > 20) {
+        EXPECT_TRUE(permuted) << "the order should move some rows";
+      }
+    }
+  }
+}
+
+TEST(DistributedOrder, UpdateValuesKeepsThePattern) {
+  auto a = io::read_matrix("gen:rmat:8:6");
+  for (auto p : partitioners()) {
+    for (auto order : {row_order::degree, row_order::rcm}) {
+      auto m = from_whole(a, ordered_options(p, order), 1);
+      const auto b = caller_bounds(a.rows, 1);
+      const int me = world_rank();
+      auto changed = a;
+      for (std::size_t k = 0; k < changed.values.size(); ++k) changed.values[k] *= -2 + 0.001 * static_cast<double>(k % 7);
+      const auto s = slice_rows(changed, row_range{b[me], b[me + 1]});
+      m.update_values(s.values.data(), memory_space::host);
+      EXPECT_LE(distributed_error(m, changed, 1.0, 0.5), tolerance) << to_string(p) << " " << to_string(order);
+    }
+  }
+}
+
+TEST(DistributedOrder, AutoKeepsLocalNumberingsAndOrdersTheOthers) {
+  // Stencils and banded matrices keep their order (HDIA needs the diagonals); R-MAT is ordered.
+  for (const std::string spec : {"gen:poisson3d:9", "gen:stencil27:6", "gen:lognormal:3000:2:1:50"}) {
+    auto m = distributed_matrix<double>::from_source(MPI_COMM_WORLD, spec, ordered_options(partitioner::block, row_order::automatic));
+    EXPECT_EQ(m.partition_quality().order, "none") << spec << ": " << m.partition_quality().order_reason;
+  }
+  const auto a = io::read_matrix("gen:rmat:9:8");
+  for (auto p : partitioners_and_auto()) {
+    auto m = distributed_matrix<double>::from_source(MPI_COMM_WORLD, "gen:rmat:9:8", ordered_options(p, row_order::automatic));
+    EXPECT_EQ(m.partition_quality().order, "rcm") << to_string(p) << ": " << m.partition_quality().order_reason;
+    EXPECT_NE(m.partition_quality().order_reason.find("auto"), std::string::npos);
+    EXPECT_LE(distributed_error(m, a, 1.0, 0.5), tolerance) << to_string(p);
+  }
+  // From the caller's arrays too.
+  auto m = from_whole(a, ordered_options(partitioner::block, row_order::automatic));
+  EXPECT_EQ(m.partition_quality().order, "rcm");
+  EXPECT_LE(distributed_error(m, a, 1.0, 0.5), tolerance);
+}
+
+TEST(DistributedOrder, NoneIsTheDefaultAndReported) {
+  auto m = distributed_matrix<double>::from_source(MPI_COMM_WORLD, "gen:rmat:8:6", host_options(partitioner::block));
+  EXPECT_EQ(m.partition_quality().order, "none");
+  EXPECT_EQ(m.setup_seconds().order, 0.0);
+  EXPECT_EQ(parse_row_order("rcm"), row_order::rcm);
+  EXPECT_EQ(parse_row_order("auto"), row_order::automatic);
+  EXPECT_THROW(parse_row_order("random"), bad_input);
+}
+
 TEST(Distributed, MetisHaloIsSmallerAfterRandomRelabelling) {
   if (!DISTSPMV_HAVE_METIS) GTEST_SKIP() << "built without METIS";
   if (world_size() < 2) GTEST_SKIP() << "one rank has no halo";

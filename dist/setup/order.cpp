@@ -1,0 +1,125 @@
+#include "dist/setup/order.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <unordered_map>
+#include <utility>
+
+#include "common/errors.hpp"
+#include "dist/setup/mpi_util.hpp"
+#include "partition/ordering.hpp"
+
+namespace distspmv::dist {
+
+void reorder_owned_rows(MPI_Comm comm, owned_rows& rows, layout_map& map, row_order method) {
+  if (method == row_order::none) return;
+  DSPMV_REQUIRE(method == row_order::degree || method == row_order::rcm,
+                "reorder_owned_rows: --order auto must be resolved (choose_order) before the setup");
+  const int p = comm_size(comm), me = comm_rank(comm);
+  const global_index_type first = rows.row_offsets[me];
+  csr_matrix<double>& a = rows.a;
+  const global_index_type n = a.rows;
+  const auto order = method == row_order::degree ? partition::degree_order(a.row_ptr) : partition::rcm_order(a, first);
+  const auto new_pos = partition::inverse_permutation(order);
+  auto owned = [&](global_index_type c) { return c >= first && c < first + n; };
+
+  // The new ids of columns owned elsewhere: asked of their owners, once per distinct column.
+  std::vector<global_index_type> distinct;
+  for (global_index_type c : a.col_idx)
+    if (!owned(c)) distinct.push_back(c);
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  std::vector<std::int64_t> ask_counts(p, 0);
+  for (global_index_type c : distinct) {
+    // The last rank whose range starts at or before c (ranks owning no rows are skipped).
+    const auto q = std::upper_bound(rows.row_offsets.begin(), rows.row_offsets.end(), c) - rows.row_offsets.begin() - 1;
+    ++ask_counts[q];
+  }
+  std::vector<std::int64_t> asked_counts;
+  auto asked = alltoallv(distinct, ask_counts, &asked_counts, comm);
+  for (auto& c : asked) c = first + new_pos[static_cast<std::size_t>(c - first)];
+  std::vector<global_index_type> answers(distinct.size());
+  alltoallv_known(asked.data(), asked_counts, answers.data(), ask_counts, comm);
+  asked = {};
+  auto renamed = [&](global_index_type c) {
+    if (owned(c)) return first + new_pos[static_cast<std::size_t>(c - first)];
+    return answers[static_cast<std::size_t>(std::lower_bound(distinct.begin(), distinct.end(), c) - distinct.begin())];
+  };
+
+  // Rows in the new order, columns renamed and sorted; `where` maps old entries to new ones.
+  csr_matrix<double> b;
+  b.rows = n;
+  b.cols = a.cols;
+  b.row_ptr.assign(static_cast<std::size_t>(n) + 1, 0);
+  for (global_index_type k = 0; k < n; ++k) b.row_ptr[k + 1] = b.row_ptr[k] + a.row_length(order[k]);
+  b.col_idx.resize(a.col_idx.size());
+  b.values.resize(a.values.size());
+  std::vector<offset_type> where(a.col_idx.size());
+  std::vector<std::pair<global_index_type, offset_type>> row;  // new column, old entry
+  for (global_index_type k = 0; k < n; ++k) {
+    const global_index_type old = order[k];
+    row.clear();
+    for (offset_type e = a.row_ptr[old]; e < a.row_ptr[old + 1]; ++e) row.emplace_back(renamed(a.col_idx[e]), e);
+    std::sort(row.begin(), row.end());
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      const offset_type to = b.row_ptr[k] + static_cast<offset_type>(i);
+      b.col_idx[to] = row[i].first;
+      b.values[to] = a.values[row[i].second];
+      where[row[i].second] = to;
+    }
+  }
+  a = std::move(b);
+
+  std::vector<global_index_type> caller(rows.caller_ids.size());
+  for (global_index_type k = 0; k < n; ++k) caller[k] = rows.caller_ids[order[k]];
+  rows.caller_ids = std::move(caller);
+  // Received rows and entries land at their permuted places.
+  for (auto& pos : map.row_recv_pos) pos = new_pos[static_cast<std::size_t>(pos)];
+  for (auto& pos : map.entry_recv_pos) pos = where[static_cast<std::size_t>(pos)];
+}
+
+locality_sample sample_locality(const csr_matrix<double>& rows, global_index_type first_row,
+                                global_index_type global_rows) {
+  locality_sample s;
+  s.near_window = locality_sample::window(global_rows);
+  const global_index_type m = std::min(rows.rows, locality_sample::sample_rows);
+  std::unordered_map<global_index_type, offset_type> per_diagonal;
+  for (global_index_type r = 0; r < m; ++r)
+    for (offset_type k = rows.row_ptr[r]; k < rows.row_ptr[r + 1]; ++k) {
+      const global_index_type d = rows.col_idx[k] - (first_row + r);
+      ++s.entries;
+      if (std::abs(d) <= s.near_window) ++s.near_diagonal;
+      ++per_diagonal[d];
+    }
+  std::vector<offset_type> counts;
+  counts.reserve(per_diagonal.size());
+  for (const auto& [d, c] : per_diagonal) counts.push_back(c);
+  const std::size_t top = std::min(counts.size(), locality_sample::top_diagonals);
+  std::partial_sort(counts.begin(), counts.begin() + static_cast<std::ptrdiff_t>(top), counts.end(),
+                    std::greater<offset_type>());
+  for (std::size_t i = 0; i < top; ++i) s.on_top_diagonals += counts[i];
+  return s;
+}
+
+row_order choose_order(MPI_Comm comm, const locality_sample& mine, std::string& reason) {
+  const auto sum = allreduce_sum({mine.entries, mine.near_diagonal, mine.on_top_diagonals}, comm);
+  const auto window = allreduce_max(static_cast<std::int64_t>(mine.near_window), comm);
+  if (sum[0] == 0) {
+    reason = "auto: no entries sampled, none";
+    return row_order::none;
+  }
+  const double near = static_cast<double>(sum[1]) / static_cast<double>(sum[0]);
+  const double diagonals = static_cast<double>(sum[2]) / static_cast<double>(sum[0]);
+  const bool local = near >= 0.9 || diagonals >= 0.9;
+  reason = fmt::format("auto: of {} sampled entries {:.0f}% lie within {} of the diagonal and {:.0f}% on the {} most "
+                       "used diagonals; {}",
+                       sum[0], 100 * near, window, 100 * diagonals,
+                       locality_sample::top_diagonals,
+                       local ? "the numbering is already local (banded or stencil), none"
+                             : "the numbering is not local, rcm");
+  return local ? row_order::none : row_order::rcm;
+}
+
+}  // namespace distspmv::dist

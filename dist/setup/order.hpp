@@ -1,0 +1,56 @@
+// Locality ordering inside each rank (issue 16): after the rows reach their owner, each rank
+// permutes its owned rows (partition/ordering.hpp) and the permutation is folded into the
+// partitioned numbering: owned row k of rank r gets the new global id row_offsets[r] + k, every
+// rank's columns (ghost columns too) are renamed to the new ids, and the layout map sends the
+// caller's rows and entries straight to their permuted places. to_partitioned,
+// from_partitioned and update_values therefore need nothing new, and the caller's layout is
+// unchanged.
+//
+//   redistribute ─▶ owned rows (part order) ─▶ order of the local block ─▶ ask owners for the
+//                                              new ids of ghost columns ─▶ permute rows,
+//                                              rename and sort columns, fix the layout map
+#pragma once
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "dist/distributed_matrix.hpp"
+#include "dist/setup/assign.hpp"
+
+namespace distspmv::dist {
+
+/// Renumbers this rank's owned rows by `order` (degree or rcm; none is a no-op) and updates
+/// `rows` (rows permuted, columns renamed and sorted, caller_ids permuted) and `map`. Collective:
+/// every rank calls it with the same `order` (one exchange of the new ids of ghost columns).
+void reorder_owned_rows(MPI_Comm comm, owned_rows& rows, layout_map& map, row_order order);
+
+/// What `--order auto` looks at: the first rows of each rank's caller slice.
+struct locality_sample {
+  offset_type entries = 0;
+  offset_type near_diagonal = 0;     ///< |column - row| <= window(global rows)
+  offset_type on_top_diagonals = 0;  ///< on the top_diagonals most used diagonals of the sample
+  offset_type near_window = 0;       ///< window(global rows)
+  /// Near the diagonal: within 4096 rows (32 KiB of x in double), and within a 32nd of the
+  /// matrix (else every entry of a small matrix would be near).
+  static global_index_type window(global_index_type global_rows) {
+    return std::max<global_index_type>(1, std::min<global_index_type>(4096, global_rows / 32));
+  }
+  static constexpr std::size_t top_diagonals = 64;           ///< a 27-point stencil has 27
+  static constexpr global_index_type sample_rows = 65536;
+};
+
+/// The sample of rows [0, min(rows.rows, sample_rows)) of a caller slice that starts at global
+/// row `first_row` (columns are global ids) of a matrix of `global_rows` rows.
+locality_sample sample_locality(const csr_matrix<double>& rows, global_index_type first_row,
+                                global_index_type global_rows);
+
+/// `--order auto`, collective on the summed samples: none where the caller's numbering is
+/// already local (90% of the entries within the window of the diagonal: banded; or on the
+/// top_diagonals most used diagonals: stencils, where HDIA needs the diagonals), else rcm.
+/// `reason` gets the figures.
+row_order choose_order(MPI_Comm comm, const locality_sample& mine, std::string& reason);
+
+}  // namespace distspmv::dist
