@@ -25,10 +25,11 @@ cli_commands define_cli(CLI::App& cli, cli_options& options, const std::string& 
       ->capture_default_str();
   cli.add_option("--partition", run.partition,
                  "row partitioner over the ranks: auto (block where its halo is small next to the local product, "
-                 "else metis, or ptscotch past 2^30 nonzeros; says why), metis (k-way on the symmetrised graph, "
-                 "gathered on rank 0), ptscotch (k-way on the distributed graph, over all ranks) or block (the read "
+                 "else metis, lp on large skewed graphs, or ptscotch past 2^30 nonzeros; says why), metis (k-way on "
+                 "the symmetrised graph, gathered on rank 0), ptscotch (k-way on the distributed graph, over all "
+                 "ranks), lp (label propagation from the block partition, over all ranks: fast) or block (the read "
                  "ranges, contiguous)")
-      ->check(CLI::IsMember({"auto", "metis", "ptscotch", "block"}))
+      ->check(CLI::IsMember({"auto", "metis", "ptscotch", "lp", "block"}))
       ->capture_default_str();
   cli.add_option("--order", run.order,
                  "row order inside each rank (issue 16): none (the partition's order), degree (descending row length: hubs "
@@ -115,7 +116,7 @@ CLI::App* add_solve_command(CLI::App& cli, solve_options& o) {
   s->add_option("--format,-f", o.format, "storage format of the local blocks (see distspmv --help)")
       ->capture_default_str();
   s->add_option("--partition", o.partition, "row partitioner (see distspmv --help)")
-      ->check(CLI::IsMember({"auto", "metis", "ptscotch", "block"}))
+      ->check(CLI::IsMember({"auto", "metis", "ptscotch", "lp", "block"}))
       ->capture_default_str();
   s->add_option("--order", o.order, "row order inside each rank: none, degree, rcm or auto (see distspmv --help)")
       ->check(CLI::IsMember({"none", "degree", "rcm", "auto"}))

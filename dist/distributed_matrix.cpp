@@ -166,8 +166,9 @@ struct distributed_matrix<V>::impl {
   }
   /// `--order auto` from a sample of this rank's caller rows (collective); other orders as given.
   void resolve_order(const std::function<locality_sample()>& sample);
-  /// `--partition auto` after the block setup: block (keep it), metis or ptscotch.
+  /// `--partition auto` after the block setup: block (keep it), metis, ptscotch or lp.
   partitioner auto_choice();
+  double long_row_fraction_from_halo();
   /// The end of an in-place setup: the matrix, or under `--partition auto` where a partitioner
   /// pays, the matrix set up again by `again` with it (the block setup's memory is freed first).
   static distributed_matrix keep_or_repartition(std::unique_ptr<impl> p,
@@ -347,12 +348,29 @@ partitioner distributed_matrix<V>::impl::auto_choice() {
   f.nnz_imbalance = quality.nnz_imbalance;
   f.cut_fraction = global_nnz > 0 ? static_cast<double>(quality.edge_cut) / static_cast<double>(global_nnz) : 0.0;
   f.global_nnz = global_nnz;
+  f.long_row_fraction = long_row_fraction_from_halo();
   f.have_metis = DISTSPMV_HAVE_METIS;
   f.have_ptscotch = DISTSPMV_HAVE_PTSCOTCH;
   const auto choice = choose_partitioner(f);
   quality.method = to_string(choice.method);
   quality.reason = choice.reason;
   return choice.method;
+}
+
+/// auto_partition_figures::long_row_fraction, from the halo rows the block setup keeps on the host
+/// (the rows themselves may be on the GPU): halo entries in rows with more than 4x the mean halo
+/// entries per row, over all halo entries. Where auto looks further (the numbering has no
+/// locality, edge cut above 10%), a row's halo entries are a near-uniform sample of its entries,
+/// so this estimates the fraction of nonzeros in rows longer than 4x the mean row.
+template <typename V>
+double distributed_matrix<V>::impl::long_row_fraction_from_halo() {
+  const auto totals = allreduce_sum({plan.a_halo.nnz(), static_cast<std::int64_t>(n_owned)}, comm);
+  if (totals[0] == 0 || totals[1] == 0) return 0.0;
+  const double limit = 4.0 * static_cast<double>(totals[0]) / static_cast<double>(totals[1]);
+  std::int64_t in_long_rows = 0;
+  for (global_index_type r = 0; r < plan.a_halo.rows; ++r)
+    if (static_cast<double>(plan.a_halo.row_length(r)) > limit) in_long_rows += plan.a_halo.row_length(r);
+  return static_cast<double>(allreduce_sum({in_long_rows}, comm)[0]) / static_cast<double>(totals[0]);
 }
 
 template <typename V>

@@ -31,12 +31,14 @@ namespace distspmv {
 
 /// How rows are assigned to ranks. `metis` runs METIS on one rank over the gathered graph;
 /// `ptscotch` runs PT-Scotch over all ranks on the distributed graph (no rank holds it whole:
-/// for graphs too large for one rank). `automatic` sets up with the block partition of the read
+/// for graphs too large for one rank). `lp` refines the block partition by label propagation over
+/// all ranks (partition_label_propagation: seconds where METIS takes a minute). `automatic` sets up with the block partition of the read
 /// ranges and keeps it when its halo is small next to the local product (then a partitioner could
 /// not buy more, and the caller's order survives: HDIA and banded formats still apply); otherwise
-/// it partitions with METIS, or with PT-Scotch past METIS's size (choose_partitioner).
+/// it partitions with METIS, with label propagation on large skewed graphs, or with PT-Scotch past
+/// METIS's size (choose_partitioner).
 /// partition_quality().reason says why, with the figures.
-enum class partitioner { metis, block, automatic, ptscotch };
+enum class partitioner { metis, block, automatic, ptscotch, lp };
 
 /// How the halo of x travels between ranks (DESIGN.md §5).
 enum class transport_kind {
@@ -63,7 +65,7 @@ enum class row_order {
 const char* to_string(partitioner p);
 const char* to_string(transport_kind t);
 const char* to_string(row_order o);
-/// Parses the command-line names: auto|metis|ptscotch|block, auto|nccl|cuda-ipc|mpi-cuda|mpi-staged|mpi-host
+/// Parses the command-line names: auto|metis|ptscotch|lp|block, auto|nccl|cuda-ipc|mpi-cuda|mpi-staged|mpi-host
 /// and none|degree|rcm|auto.
 partitioner parse_partitioner(const std::string& name);
 transport_kind parse_transport(const std::string& name);
@@ -108,7 +110,7 @@ struct rank_summary {
 
 /// Partition quality (collective figures, equal on every rank).
 struct partition_summary {
-  std::string method;                  ///< "metis", "ptscotch" or "block" (what auto chose)
+  std::string method;                  ///< "metis", "ptscotch", "lp" or "block" (what auto chose)
   std::string reason;                  ///< why: "requested", or auto's rule with its figures
   double block_halo_ratio = 0;         ///< auto: max over ranks of halo bytes / local SpMV bytes, block partition
   offset_type edge_cut = 0;            ///< nonzeros a(i, j) with i, j on different ranks

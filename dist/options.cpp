@@ -10,6 +10,7 @@ const char* to_string(partitioner p) {
     case partitioner::metis: return "metis";
     case partitioner::block: return "block";
     case partitioner::ptscotch: return "ptscotch";
+    case partitioner::lp: return "lp";
     case partitioner::automatic: return "auto";
   }
   return "?";
@@ -38,9 +39,10 @@ const char* to_string(row_order o) {
 }
 
 partitioner parse_partitioner(const std::string& name) {
-  for (auto p : {partitioner::automatic, partitioner::metis, partitioner::ptscotch, partitioner::block})
+  for (auto p : {partitioner::automatic, partitioner::metis, partitioner::ptscotch, partitioner::lp,
+                 partitioner::block})
     if (name == to_string(p)) return p;
-  DSPMV_BAD_INPUT("--partition", name, "unknown partitioner, expected auto, metis, ptscotch or block");
+  DSPMV_BAD_INPUT("--partition", name, "unknown partitioner, expected auto, metis, ptscotch, lp or block");
 }
 
 transport_kind parse_transport(const std::string& name) {

@@ -46,7 +46,8 @@ module distspmv
   ! enum distspmv_memory_space, distspmv_partitioner, distspmv_backend, distspmv_transport, distspmv_order
   integer(c_int), parameter :: DISTSPMV_MEMORY_HOST = 0, DISTSPMV_MEMORY_DEVICE = 1
   integer(c_int), parameter :: DISTSPMV_PARTITION_METIS = 0, DISTSPMV_PARTITION_BLOCK = 1, &
-                               DISTSPMV_PARTITION_AUTO = 2, DISTSPMV_PARTITION_PTSCOTCH = 3
+                               DISTSPMV_PARTITION_AUTO = 2, DISTSPMV_PARTITION_PTSCOTCH = 3, &
+                               DISTSPMV_PARTITION_LP = 4
   integer(c_int), parameter :: DISTSPMV_BACKEND_CUDA = 0, DISTSPMV_BACKEND_HOST = 1
   integer(c_int), parameter :: DISTSPMV_TRANSPORT_AUTO = 0, DISTSPMV_TRANSPORT_NCCL = 1, &
                                DISTSPMV_TRANSPORT_MPI_CUDA = 2, DISTSPMV_TRANSPORT_MPI_STAGED = 3, &

@@ -67,9 +67,12 @@ typedef enum distspmv_partitioner {
   DISTSPMV_PARTITION_METIS = 0,   /* METIS k-way on the symmetrised pattern, on one rank: rows are renumbered */
   DISTSPMV_PARTITION_BLOCK = 1,   /* contiguous blocks: the rows each rank passed stay there        */
   DISTSPMV_PARTITION_AUTO = 2,    /* block where its halo is small next to the local product, else METIS,
-                                     or PT-Scotch past METIS's size (the default) */
-  DISTSPMV_PARTITION_PTSCOTCH = 3 /* PT-Scotch k-way on the distributed pattern, over all ranks: for
+                                     label propagation on large skewed graphs, or PT-Scotch past
+                                     METIS's size (the default) */
+  DISTSPMV_PARTITION_PTSCOTCH = 3, /* PT-Scotch k-way on the distributed pattern, over all ranks: for
                                      graphs no rank can hold; rows are renumbered */
+  DISTSPMV_PARTITION_LP = 4        /* label propagation from the block partition, over all ranks: a fast
+                                     refinement for large graphs; rows are renumbered */
 } distspmv_partitioner;
 
 typedef enum distspmv_backend {

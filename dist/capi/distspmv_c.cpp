@@ -188,6 +188,7 @@ local_problem convert_options(const distspmv_options* in, distspmv::matrix_optio
     case DISTSPMV_PARTITION_BLOCK: out.partition = distspmv::partitioner::block; break;
     case DISTSPMV_PARTITION_AUTO: out.partition = distspmv::partitioner::automatic; break;
     case DISTSPMV_PARTITION_PTSCOTCH: out.partition = distspmv::partitioner::ptscotch; break;
+    case DISTSPMV_PARTITION_LP: out.partition = distspmv::partitioner::lp; break;
     default:
       return invalid("opts->partitioner = " + std::to_string(c_enum_value(o.partitioner)) +
                      " is not a distspmv_partitioner");

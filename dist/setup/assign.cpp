@@ -62,11 +62,15 @@ std::vector<int> metis_parts(MPI_Comm comm, const caller_slice& s, int seed) {
 
 std::vector<int> assign_parts(MPI_Comm comm, const caller_slice& slice, partitioner method, int seed) {
   if (method == partitioner::block || comm_size(comm) == 1) return block_parts(comm, slice);
-  if (method == partitioner::ptscotch) {
-    // Its failures are agreed inside already (every rank throws the same); this marks them so.
+  if (method == partitioner::ptscotch || method == partitioner::lp) {
+    // Their failures are agreed inside already (every rank throws the same); this marks them so.
     std::vector<int> parts;
     collective_try(comm, [&] {
-      parts = partition::partition_ptscotch(comm, slice.first_row, slice.rows, slice.global_rows, comm_size(comm), seed);
+      parts = method == partitioner::ptscotch
+                  ? partition::partition_ptscotch(comm, slice.first_row, slice.rows, slice.global_rows,
+                                                  comm_size(comm), seed)
+                  : partition::partition_label_propagation(comm, slice.first_row, slice.rows, slice.global_rows,
+                                                           comm_size(comm), seed);
     });
     return parts;
   }

@@ -41,7 +41,8 @@ struct owned_rows {
 
 /// Row → rank. Block: contiguous, nnz-balanced, computed locally from prefix sums. METIS: k-way on
 /// the symmetrised pattern gathered on rank 0 (vertex weights = row nonzeros). PT-Scotch: k-way on
-/// the same graph, distributed (each rank its rows' adjacency). Collective.
+/// the same graph, distributed (each rank its rows' adjacency). Label propagation (lp): the block
+/// partition refined on that distributed graph. Collective.
 std::vector<int> assign_parts(MPI_Comm comm, const caller_slice& slice, partitioner method, int seed);
 
 /// Sends rows to their owners, renumbers columns, fills `map`. Collective.

@@ -508,6 +508,7 @@ int main(int argc, char** argv) {
   test_create_errors(size);
   test_source(DISTSPMV_PARTITION_BLOCK);
   test_source(DISTSPMV_PARTITION_PTSCOTCH);
+  test_source(DISTSPMV_PARTITION_LP);
 
   int failures = 0;
   MPI_Allreduce(&g_failures, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

@@ -88,6 +88,7 @@ std::vector<partitioner> partitioners() {
   std::vector<partitioner> p{partitioner::block};
   if (DISTSPMV_HAVE_METIS) p.push_back(partitioner::metis);
   if (DISTSPMV_HAVE_PTSCOTCH) p.push_back(partitioner::ptscotch);
+  p.push_back(partitioner::lp);  // MPI only: in every build
   return p;
 }
 
