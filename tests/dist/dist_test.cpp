@@ -25,6 +25,13 @@
 namespace distspmv {
 namespace {
 
+/// a(r, r), or 0 where row r stores no diagonal entry.
+double diagonal_entry(const csr_matrix<double>& a, global_index_type r) {
+  for (offset_type k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
+    if (a.col_idx[k] == r) return a.values[k];
+  return 0.0;
+}
+
 int world_rank() { return dist::comm_rank(MPI_COMM_WORLD); }
 int world_size() { return dist::comm_size(MPI_COMM_WORLD); }
 
@@ -235,10 +242,7 @@ TEST(Distributed, LayoutMovesRoundTripAndDiagonal) {
     for (std::size_t i = 0; i < part.size(); ++i) {
       const auto r = static_cast<global_index_type>(part[i]);
       EXPECT_EQ(r, m.owned_caller_ids()[i]);
-      double d = 0;
-      for (offset_type k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
-        if (a.col_idx[k] == r) d = a.values[k];
-      EXPECT_EQ(diag[i], d);
+      EXPECT_EQ(diag[i], diagonal_entry(a, r));
     }
     std::int64_t owned = m.local_rows();
     EXPECT_EQ(dist::allreduce_sum({owned}, MPI_COMM_WORLD)[0], a.rows);
@@ -320,10 +324,7 @@ TEST(DistributedOrder, LayoutMovesRoundTripAndDiagonal) {
         const auto r = static_cast<global_index_type>(part[i]);
         ASSERT_EQ(r, m.owned_caller_ids()[i]);
         if (i > 0 && r < static_cast<global_index_type>(part[i - 1])) permuted = true;
-        double d = 0;
-        for (offset_type k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
-          if (a.col_idx[k] == r) d = a.values[k];
-        EXPECT_EQ(diag[i], d);
+        EXPECT_EQ(diag[i], diagonal_entry(a, r));
       }
       // The ids are a bijection: every caller row is owned exactly once.
       std::int64_t owned = m.local_rows();

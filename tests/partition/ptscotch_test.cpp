@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "distspmv/config.hpp"
@@ -17,51 +18,20 @@
 #include "partition/partition.hpp"
 #include "tests/support/test_matrices.hpp"
 #include "tests/support/test_support.hpp"
+#include "tests/partition/distributed_partition_support.hpp"
 
 namespace distspmv::partition {
 namespace {
 
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-
-int world_size() {
-  int s = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
-
-/// Rows [bounds[r], bounds[r+1]) on rank r: equal counts unless given.
-std::vector<global_index_type> even_bounds(global_index_type rows) {
-  std::vector<global_index_type> b{0};
-  for (const auto& r : io::split_rows_evenly(rows, world_size())) b.push_back(r.end);
-  return b;
-}
+using test_support::even_bounds;
+using test_support::valid;
+using test_support::world_rank;
+using test_support::world_size;
 
 /// PT-Scotch's parts of every row of `a` (all ranks' results gathered, in row order).
 std::vector<int> ptscotch_parts(const csr_matrix<double>& a, int parts, int seed = 1,
-                                std::vector<global_index_type> bounds = {}) {
-  if (bounds.empty()) bounds = even_bounds(a.rows);
-  const int me = world_rank(), p = world_size();
-  const auto mine = slice_rows(a, row_range{bounds[me], bounds[me + 1]});
-  const auto part = partition_ptscotch(MPI_COMM_WORLD, bounds[me], mine, a.rows, parts, seed);
-  EXPECT_EQ(static_cast<global_index_type>(part.size()), mine.rows);
-  std::vector<int> counts(p), displs(p);
-  for (int q = 0; q < p; ++q) {
-    counts[q] = static_cast<int>(bounds[q + 1] - bounds[q]);
-    displs[q] = static_cast<int>(bounds[q]);
-  }
-  std::vector<int> all(static_cast<std::size_t>(a.rows));
-  MPI_Allgatherv(part.data(), static_cast<int>(part.size()), MPI_INT, all.data(), counts.data(), displs.data(), MPI_INT,
-                 MPI_COMM_WORLD);
-  return all;
-}
-
-/// Every row has a part in [0, parts).
-bool valid(const std::vector<int>& part, int parts) {
-  return std::all_of(part.begin(), part.end(), [&](int q) { return q >= 0 && q < parts; });
+                               std::vector<global_index_type> bounds = {}) {
+  return test_support::gathered_parts(partition_ptscotch, a, parts, seed, std::move(bounds));
 }
 
 class PtScotch : public ::testing::Test {
