@@ -144,7 +144,9 @@ solve_result cg(distributed_matrix<double>& A, const double* b, double* x, const
     detail::solve_zero_rhs(result, ops, x, options, t0);
     return result;
   }
-  cg_run(A, ops, b, x, options, result, bnorm).run();
+  cg_run solve(A, ops, b, x, options, result, bnorm);
+  detail::finish_setup(result, ops, t0);
+  solve.run();
   detail::finish_timing(result, ops, t0);
   return result;
 }

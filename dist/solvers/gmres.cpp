@@ -199,7 +199,9 @@ solve_result gmres(distributed_matrix<double>& A, const double* b, double* x, co
     detail::solve_zero_rhs(result, ops, x, options, t0);
     return result;
   }
-  gmres_run(A, ops, b, x, options, result, bnorm).run();
+  gmres_run solve(A, ops, b, x, options, result, bnorm);
+  detail::finish_setup(result, ops, t0);
+  solve.run();
   detail::finish_timing(result, ops, t0);
   return result;
 }

@@ -118,12 +118,18 @@ void solve_zero_rhs(solve_result& result, const vector_ops& ops, double* x, cons
   finish_timing(result, ops, t0);
 }
 
+void finish_setup(solve_result& result, const vector_ops& ops, double t0) {
+  ops.synchronize();
+  result.setup_seconds = MPI_Wtime() - t0;
+}
+
 void finish_timing(solve_result& result, const vector_ops& ops, double t0) {
   ops.synchronize();
-  double t[2] = {MPI_Wtime() - t0, result.spmv_seconds};
-  DSPMV_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, t, 2, MPI_DOUBLE, MPI_MAX, ops.comm()));
+  double t[3] = {MPI_Wtime() - t0, result.spmv_seconds, result.setup_seconds};
+  DSPMV_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, t, 3, MPI_DOUBLE, MPI_MAX, ops.comm()));
   result.total_seconds = t[0];
   result.spmv_seconds = t[1];
+  result.setup_seconds = t[2];
 }
 
 }  // namespace distspmv::solvers::detail

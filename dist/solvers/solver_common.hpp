@@ -59,5 +59,8 @@ void solve_zero_rhs(solve_result& result, const vector_ops& ops, double* x, cons
 /// Ends the solve: waits for the stream, sets total_seconds (from MPI_Wtime t0) and makes both
 /// timings the largest over ranks, so that every rank reports the same figures.
 void finish_timing(solve_result& result, const vector_ops& ops, double t0);
+/// Marks the end of the solve's setup (before the first iteration): result.setup_seconds, this
+/// rank's for now; finish_timing makes it the largest over ranks.
+void finish_setup(solve_result& result, const vector_ops& ops, double t0);
 
 }  // namespace distspmv::solvers::detail
