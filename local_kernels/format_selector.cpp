@@ -1,7 +1,5 @@
 #include "local_kernels/format_selector.hpp"
 
-#include "local_kernels/hdia/hdia.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -9,6 +7,8 @@
 #include <unordered_set>
 
 #include <fmt/format.h>
+
+#include "local_kernels/hdia/hdia.hpp"
 
 namespace distspmv {
 
@@ -104,10 +104,12 @@ format_choice select_format(const row_statistics& s, backend where) {
   //     distinct offsets over the block, but each 32-row hack still has about 27, and HDIA pads
   //     by 2-7% (gen:stencil27 after METIS, 2 parts). HDIA then moves 8 * padding bytes per
   //     nonzero against ELLR's 12 * ELL padding: up to 1.25 it keeps most of its lead.
-  if (s.hdia_padding > 0 && s.hdia_padding <= 1.25 && s.mean_length >= 4)
-    return {"hdia", fmt::format("{} diagonals over the block, but HDIA's 32-row hacks pad only {:.3f}x: diagonal "
+  if (s.hdia_padding > 0 && s.hdia_padding <= 1.25 && s.mean_length >= 4) {
+    const bool capped = s.diagonals >= static_cast<global_index_type>(detail::counted_diagonals);
+    return {"hdia", fmt::format("{}{} diagonals over the block, but HDIA's 32-row hacks pad only {:.3f}x: diagonal "
                                 "storage needs no column indices",
-                                s.diagonals >= 4097 ? std::string("4097+") : std::to_string(s.diagonals), s.hdia_padding)};
+                                s.diagonals, capped ? "+" : "", s.hdia_padding)};
+  }
   // 2. Regular or short uneven rows: ELLR-T (its row lengths skip the padding while loads stay
   //    coalesced). Within 4% of the best non-diagonal format on poisson3d, 6% on cage11, where
   //    SELL-64 lost 17%; past ELL padding 2.5 the padded bytes cost more than CSR's row pointers.
