@@ -8,8 +8,11 @@
 
 #include <algorithm>
 #include <functional>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "io/generators.hpp"
 #include "io/row_split.hpp"
 #include "partition/partition.hpp"
 #include "tests/support/test_matrices.hpp"
@@ -63,6 +66,27 @@ inline std::vector<int> gathered_parts(const distributed_partitioner& partitione
 /// Every row has a part in [0, parts).
 inline bool valid(const std::vector<int>& part, int parts) {
   return std::all_of(part.begin(), part.end(), [&](int q) { return q >= 0 && q < parts; });
+}
+
+/// Graphs a partitioner must get through: fewer rows than 4 parts, no rows at all, and 100 rows
+/// without an arc (a diagonal matrix).
+inline std::vector<std::pair<std::string, csr_matrix<double>>> degenerate_graphs() {
+  std::vector<std::pair<std::string, csr_matrix<double>>> graphs;
+  for (global_index_type n : {0, 1, 3, 5}) {
+    csr_matrix<double> m;
+    m.row_ptr = {0};
+    if (n > 0) m = io::generate("gen:lognormal:" + std::to_string(n) + ":1:0.5:1");
+    graphs.emplace_back(std::to_string(n) + " rows", std::move(m));
+  }
+  csr_matrix<double> diagonal;
+  diagonal.rows = diagonal.cols = 100;
+  for (global_index_type r = 0; r < 100; ++r) {
+    diagonal.col_idx.push_back(r);
+    diagonal.values.push_back(1.0);
+    diagonal.row_ptr.push_back(r + 1);
+  }
+  graphs.emplace_back("diagonal 100", std::move(diagonal));
+  return graphs;
 }
 
 }  // namespace distspmv::partition::test_support

@@ -123,23 +123,13 @@ TEST_F(PtScotch, RanksWithoutRowsTinyGraphsAndNoEdges) {
   EXPECT_TRUE(valid(part, 3));
   EXPECT_LT(evaluate_partition(a, part, 3).nnz_imbalance, 1.10);
 
-  for (global_index_type n : {0, 1, 3, 5}) {  // fewer rows than parts, and no rows at all
-    csr_matrix<double> m;
-    m.row_ptr = {0};
-    if (n > 0) m = io::generate("gen:lognormal:" + std::to_string(n) + ":1:0.5:1");
-    EXPECT_TRUE(valid(ptscotch_parts(m, 4), 4)) << n << " rows";
+  for (const auto& [name, g] : test_support::degenerate_graphs()) {
+    const auto part = ptscotch_parts(g, 4);
+    EXPECT_TRUE(valid(part, 4)) << name;
+    if (g.rows >= 100) {
+      EXPECT_LT(evaluate_partition(g, part, 4).nnz_imbalance, 1.10) << name;
+    }
   }
-
-  csr_matrix<double> diagonal;  // no arcs at all
-  diagonal.rows = diagonal.cols = 100;
-  for (global_index_type r = 0; r < 100; ++r) {
-    diagonal.col_idx.push_back(r);
-    diagonal.values.push_back(1.0);
-    diagonal.row_ptr.push_back(r + 1);
-  }
-  const auto d = ptscotch_parts(diagonal, 4);
-  EXPECT_TRUE(valid(d, 4));
-  EXPECT_LT(evaluate_partition(diagonal, d, 4).nnz_imbalance, 1.10);
 }
 
 TEST_F(PtScotch, BadInputFailsOnEveryRank) {
