@@ -32,7 +32,7 @@ cli_commands define_cli(CLI::App& cli, cli_options& options, const std::string& 
       ->check(CLI::IsMember({"auto", "metis", "ptscotch", "lp", "block"}))
       ->capture_default_str();
   cli.add_option("--order", run.order,
-                 "row order inside each rank (issue 16): none (the partition's order), degree (descending row length: hubs "
+                 "row order inside each rank: none (the partition's order), degree (descending row length: hubs "
                  "first), rcm (reverse Cuthill-McKee on the local block) or auto (none where the numbering is already "
                  "local, banded or stencil; else rcm). Orders other than none set up through the host")
       ->check(CLI::IsMember({"none", "degree", "rcm", "auto"}))
