@@ -463,7 +463,8 @@ int run_typed(const run_options& o) {
                                        static_cast<std::int64_t>(1000 * t_apply.my_median_us),
                                        us_record(vendor.caller_order_us), us_record(vendor.same_order_us)},
                                       world);
-  const auto vendor_notes = dist::allgather(vendor.note, world);
+  // The same on every rank (the options are), so the collective is skipped alike.
+  const auto vendor_notes = vendor_asked ? dist::allgather(vendor.note, world) : std::vector<std::string>{};
   const auto formats = dist::allgather(s.format, world);
   const auto reasons = dist::allgather(s.format_reason, world);
   if (!root) return check_failed ? 1 : 0;
@@ -491,7 +492,7 @@ int run_typed(const run_options& o) {
   // rank the apply), the slowest rank of each; > 1 means faster than cuSPARSE.
   double cusparse_caller_us = 0, cusparse_same_us = 0;
   std::string vendor_note;
-  for (int r = 0; r < ranks; ++r) {
+  for (int r = 0; vendor_asked && r < ranks; ++r) {
     if (records[r][10] < 0 && records[r][0] > 0) {
       cusparse_caller_us = cusparse_same_us = std::numeric_limits<double>::quiet_NaN();
       vendor_note = fmt::format("rank {}: {}", r, vendor_notes[r]);
