@@ -1,12 +1,19 @@
 // CUDA HDIA SpMV: one thread per row. A warp's 32 rows lie in one hack (H is a multiple of 32 and
-// blocks start at multiples of 32), so the diagonal offsets are one broadcast load per warp, the
-// values of a diagonal are 32 consecutive slots and x[row + offset] is 32 consecutive entries:
-// every access is coalesced and there is no column-index array at all.
+// blocks start at multiples of 32), so the warp shares the hack's diagonal offsets, the values of a
+// diagonal are 32 consecutive slots and x[row + offset] is 32 consecutive entries: every access is
+// coalesced and there is no column-index array at all.
 //
-// Tuning constants. Not measured on the GPU machine yet (written without GPU access):
-//   block_threads  256 = 8 warps (8 hacks of 32 rows per block);
-//   4 diagonals per iteration in flight (4 offset, 4 value and 4 x loads before the first use),
-//   with 4 separate accumulators.
+// The warp loads up to 32 of its hack's offsets with one coalesced load (a lane each) and hands
+// them out with shuffles, so no x address waits on a memory access; each thread then issues
+// `in_flight` value loads and `in_flight` x loads before using any, the hack's last group
+// predicated rather than run one diagonal at a time. The first version loaded each offset with a
+// broadcast load and kept 4 diagonals in flight: every group waited for its offsets and then
+// for x, and it ran at 105% of the copy bandwidth in the CSR byte model on gen:stencil27:200 (H200,
+// 628 us). Measured on one H200 (local_kernels/README.md, jobs/results/2026-11-26_h200x2_hdia):
+// 8 diagonals in flight with at least 4 blocks of 256 per SM (64 registers in double, no spill)
+// and constant strides for H = 32 run 481 us there (138%); 4 in flight 521-589 us, 12 or 16 in
+// flight (80-105 registers, 2-3 blocks per SM) 550-698 us, 8 in flight capped at 32-40 registers
+// (spills) slower still. The same choice is the fastest or within 2% in float.
 #include <cuda_runtime.h>
 
 #include "common/cuda_check.hpp"
@@ -16,6 +23,11 @@ namespace distspmv::hdia {
 namespace {
 
 constexpr int block_threads = 256;
+constexpr int warp = 32;
+/// Diagonals per thread whose loads are issued before the first use, and the blocks per SM the
+/// register budget must allow (64 registers in double).
+constexpr int in_flight = 8;
+constexpr int min_blocks = 4;
 
 template <typename V>
 __device__ __forceinline__ V finish(V alpha, V sum, V beta, const V* y, global_index_type r) {
@@ -23,45 +35,49 @@ __device__ __forceinline__ V finish(V alpha, V sum, V beta, const V* y, global_i
   return beta == V(0) ? alpha * sum : alpha * sum + beta * y[r];
 }
 
-// The x entry of a slot, or 0 where the diagonal runs outside the matrix (no load then).
-template <typename V>
-__device__ __forceinline__ V x_at(const V* __restrict__ x, global_index_type c, global_index_type cols) {
-  return static_cast<unsigned long long>(c) < static_cast<unsigned long long>(cols) ? __ldg(x + c) : V(0);
-}
-
-template <typename V>
-__global__ void __launch_bounds__(block_threads)
+template <typename V, int fixed_hack>
+__global__ void __launch_bounds__(block_threads, min_blocks)
     hdia_kernel(const hdia_view<V> a, V alpha, const V* __restrict__ x, V beta, V* __restrict__ y) {
   const global_index_type r = blockIdx.x * static_cast<global_index_type>(block_threads) + threadIdx.x;
-  if (r >= a.rows) return;
+  const unsigned lane = threadIdx.x % warp;
+  // The whole warp stays for the shuffles; rows past the end (last hack) compute and store nothing.
+  if (r - lane >= a.rows) return;
+  const bool live = r < a.rows;
 
-  // rows < 2^31 (checked at build), so 32-bit division; slot offsets in 64 bits.
-  const unsigned H = static_cast<unsigned>(a.hack_size);
+  // rows and cols < 2^31 (checked at build), so 32-bit row arithmetic; slot offsets in 64 bits.
+  const unsigned H = fixed_hack > 0 ? unsigned{fixed_hack} : static_cast<unsigned>(a.hack_size);
   const unsigned ru = static_cast<unsigned>(r);
   const unsigned h = ru / H;
   const offset_type first = a.hack_offsets[h];
-  const offset_type last = a.hack_offsets[h + 1];
-  const offset_type stride = H;
-  const V* __restrict__ vals = a.values + first * stride + (ru - h * H);
+  const int n = static_cast<int>(a.hack_offsets[h + 1] - first);  // <= max_diagonals_per_hack
+  const V* __restrict__ vals = a.values + first * H + (ru - h * H);
   const index_type* __restrict__ offs = a.diag_offsets + first;
-  const offset_type n = last - first;
-  const global_index_type cols = a.cols;
+  const V* __restrict__ x_row = x + r;
+  // Offsets o with 0 <= r + o < cols, i.e. lo <= o < hi (both fit 32 bits); none past the end.
+  const int lo = -static_cast<int>(ru);
+  const int hi = live ? static_cast<int>(static_cast<unsigned>(a.cols) - ru) : lo;
 
-  V s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  offset_type d = 0;
-  for (; d + 3 < n; d += 4) {
-    const index_type o0 = offs[d], o1 = offs[d + 1], o2 = offs[d + 2], o3 = offs[d + 3];
-    const V v0 = vals[d * stride], v1 = vals[(d + 1) * stride], v2 = vals[(d + 2) * stride],
-            v3 = vals[(d + 3) * stride];
-    const V x0 = x_at(x, r + o0, cols), x1 = x_at(x, r + o1, cols), x2 = x_at(x, r + o2, cols),
-            x3 = x_at(x, r + o3, cols);
-    s0 += v0 * x0;
-    s1 += v1 * x1;
-    s2 += v2 * x2;
-    s3 += v3 * x3;
+  V sum[4] = {0, 0, 0, 0};
+  for (int base = 0; base < n; base += warp, vals += warp * H) {
+    const int m = n - base < warp ? n - base : warp;  // the same in the whole warp
+    const index_type my_offset = static_cast<int>(lane) < m ? offs[base + lane] : 0;
+#pragma unroll 1
+    for (int k = 0; k < m; k += in_flight) {
+      V v[in_flight], xv[in_flight];
+#pragma unroll
+      for (int u = 0; u < in_flight; ++u) {
+        const int o = __shfl_sync(0xffffffffu, my_offset, (k + u) % warp);
+        // Past the hack's diagonals, or a column outside the matrix (top/bottom of a diagonal,
+        // rows past the end): no load.
+        const bool use = k + u < m && o >= lo && o < hi;
+        v[u] = use ? vals[(k + u) * H] : V(0);
+        xv[u] = use ? __ldg(x_row + o) : V(0);
+      }
+#pragma unroll
+      for (int u = 0; u < in_flight; ++u) sum[u % 4] += v[u] * xv[u];
+    }
   }
-  for (; d < n; ++d) s0 += vals[d * stride] * x_at(x, r + offs[d], cols);
-  y[r] = finish(alpha, (s0 + s1) + (s2 + s3), beta, y, r);
+  if (live) y[r] = finish(alpha, (sum[0] + sum[1]) + (sum[2] + sum[3]), beta, y, r);
 }
 
 }  // namespace
@@ -70,7 +86,11 @@ template <typename V>
 void spmv_cuda(const hdia_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_stream_t stream) {
   if (a.rows == 0) return;
   const auto grid = static_cast<unsigned>((a.rows + block_threads - 1) / block_threads);
-  hdia_kernel<V><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y);
+  // The hack size is a multiple of 32; the registry's 32 gets constant strides (fewer registers).
+  if (a.hack_size == 32)
+    hdia_kernel<V, 32><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y);
+  else
+    hdia_kernel<V, 0><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y);
   DSPMV_CUDA_CHECK_LAUNCH(stream);
 }
 
