@@ -28,6 +28,8 @@ std::vector<int> partition_metis(const graph& g, int parts, int seed, const meti
   if (how.refinement_iterations >= 0) options[METIS_OPTION_NITER] = how.refinement_iterations;
   if (how.coarsening >= 0) options[METIS_OPTION_CTYPE] = how.coarsening == 0 ? METIS_CTYPE_RM : METIS_CTYPE_SHEM;
   if (how.no_two_hop >= 0) options[METIS_OPTION_NO2HOP] = how.no_two_hop;
+  if (how.cuts > 0) options[METIS_OPTION_NCUTS] = how.cuts;
+  if (how.ufactor >= 0) options[METIS_OPTION_UFACTOR] = how.ufactor;
   std::vector<idx_t> result(g.vertices);
   const int rc = METIS_PartGraphKway(&nvtxs, &ncon, xadj.data(), adjncy.data(), vwgt.data(), nullptr, nullptr, &nparts,
                                      nullptr, nullptr, options, &objval, result.data());

@@ -48,6 +48,8 @@ struct metis_options {
   int refinement_iterations = -1;  ///< METIS_OPTION_NITER (default 10)
   int coarsening = -1;             ///< METIS_OPTION_CTYPE: 0 random matching, 1 heavy-edge (default)
   int no_two_hop = -1;             ///< METIS_OPTION_NO2HOP: 1 skips 2-hop matching (power-law graphs)
+  int cuts = -1;                   ///< METIS_OPTION_NCUTS: partitionings tried, the best kept (default 1)
+  int ufactor = -1;                ///< METIS_OPTION_UFACTOR: allowed imbalance in 1/1000 (default 30)
   /// The options jobs/bench_partition.cpp times against the defaults.
   static metis_options fast() { return {2, -1, -1}; }
 };
