@@ -16,6 +16,8 @@
 // (spills) slower still. The same choice is the fastest or within 2% in float.
 #include <cuda_runtime.h>
 
+#include <climits>
+
 #include "common/cuda_check.hpp"
 #include "local_kernels/hdia/hdia.hpp"
 
@@ -53,9 +55,11 @@ __global__ void __launch_bounds__(block_threads, min_blocks)
   const V* __restrict__ vals = a.values + first * H + (ru - h * H);
   const index_type* __restrict__ offs = a.diag_offsets + first;
   const V* __restrict__ x_row = x + r;
-  // Offsets o with 0 <= r + o < cols, i.e. lo <= o < hi (both fit 32 bits); none past the end.
+  // Offsets o with 0 <= r + o < cols, i.e. lo <= o <= hi in 32 bits (cols may pass 2^31: hi is
+  // clamped, offsets are int32 anyway); none past the end.
   const int lo = -static_cast<int>(ru);
-  const int hi = live ? static_cast<int>(static_cast<unsigned>(a.cols) - ru) : lo;
+  const long long last = static_cast<long long>(a.cols) - 1 - static_cast<long long>(ru);
+  const int hi = !live ? lo - 1 : last < INT_MAX ? static_cast<int>(last) : INT_MAX;
 
   V sum[4] = {0, 0, 0, 0};
   for (int base = 0; base < n; base += warp, vals += warp * H) {
@@ -69,7 +73,7 @@ __global__ void __launch_bounds__(block_threads, min_blocks)
         const int o = __shfl_sync(0xffffffffu, my_offset, (k + u) % warp);
         // Past the hack's diagonals, or a column outside the matrix (top/bottom of a diagonal,
         // rows past the end): no load.
-        const bool use = k + u < m && o >= lo && o < hi;
+        const bool use = k + u < m && o >= lo && o <= hi;
         v[u] = use ? vals[(k + u) * H] : V(0);
         xv[u] = use ? __ldg(x_row + o) : V(0);
       }
