@@ -34,19 +34,18 @@ double seconds(const std::function<void()>& f) {
 /// caller's order inside the part (what the selector measures there); 0 when a hack has more
 /// diagonals than HDIA takes.
 double worst_hdia_padding(const csr_matrix<double>& a, const std::vector<int>& part, int parts) {
-  std::vector<global_index_type> local(static_cast<std::size_t>(a.rows));
-  std::vector<global_index_type> count(static_cast<std::size_t>(parts), 0);
-  for (global_index_type r = 0; r < a.rows; ++r) local[r] = count[part[r]]++;
+  // renumber_by_part keeps the caller's order inside each part: local id = new id - part start.
+  const auto n = partition::renumber_by_part(part, parts);
   double worst = 1;
   for (int p = 0; p < parts; ++p) {
     csr_matrix<double, index_type> b;
-    b.rows = b.cols = count[p];
+    b.rows = b.cols = n.offsets[p + 1] - n.offsets[p];
     b.row_ptr.assign(1, 0);
     for (global_index_type r = 0; r < a.rows; ++r) {
       if (part[r] != p) continue;
       for (offset_type k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
         if (part[a.col_idx[k]] == p) {
-          b.col_idx.push_back(static_cast<index_type>(local[a.col_idx[k]]));
+          b.col_idx.push_back(static_cast<index_type>(n.new_id[a.col_idx[k]] - n.offsets[p]));
           b.values.push_back(a.values[k]);
         }
       b.row_ptr.push_back(static_cast<offset_type>(b.col_idx.size()));

@@ -20,10 +20,7 @@
 namespace distspmv {
 namespace {
 
-struct case_result {
-  double max_violation = 0;  // max over rows of error / bound (must be <= 1)
-  global_index_type worst_row = -1;
-  bool nan = false;
+struct case_result : test::bound_check {
   std::string refused;  // non-empty when the format declined to build this matrix
 };
 
@@ -80,23 +77,9 @@ case_result run_case(const std::string& format, const csr_matrix<double, index_t
   csr::spmv_host(ad, static_cast<double>(alpha), xd.data(), static_cast<double>(beta), ref.data());
 
   case_result res;
-  const double eps = std::numeric_limits<V>::epsilon();
-  for (global_index_type r = 0; r < a.rows; ++r) {
-    if (std::isnan(static_cast<double>(y[r]))) {
-      res.nan = true;
-      res.worst_row = r;
-      return res;
-    }
-    double mag = std::abs(static_cast<double>(beta) * yd[r]);
-    for (offset_type k = ad.row_ptr[r]; k < ad.row_ptr[r + 1]; ++k)
-      mag += std::abs(static_cast<double>(alpha) * ad.values[k] * xd[ad.col_idx[k]]);
-    const double bound = 2.0 * eps * static_cast<double>(ad.row_length(r) + 2) * mag + std::numeric_limits<double>::min();
-    const double violation = std::abs(static_cast<double>(y[r]) - ref[r]) / bound;
-    if (violation > res.max_violation) {
-      res.max_violation = violation;
-      res.worst_row = r;
-    }
-  }
+  static_cast<test::bound_check&>(res) = test::check_rows_against_bound(
+      ad, static_cast<double>(alpha), xd, static_cast<double>(beta), yd, std::vector<double>(y.begin(), y.end()), ref,
+      std::numeric_limits<V>::epsilon());
   return res;
 }
 

@@ -49,4 +49,26 @@ double max_relative_error(const std::vector<double>& a, const std::vector<double
   return diff / std::max(ref, std::numeric_limits<double>::min());
 }
 
+bound_check check_rows_against_bound(const csr_matrix<double, index_type>& a, double alpha, const std::vector<double>& x,
+                                     double beta, const std::vector<double>& y0, const std::vector<double>& y,
+                                     const std::vector<double>& ref, double eps) {
+  bound_check res;
+  for (global_index_type r = 0; r < a.rows; ++r) {
+    if (std::isnan(y[r])) {
+      res.nan = true;
+      res.worst_row = r;
+      return res;
+    }
+    double mag = std::abs(beta * y0[r]);
+    for (offset_type k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) mag += std::abs(alpha * a.values[k] * x[a.col_idx[k]]);
+    const double bound = 2.0 * eps * static_cast<double>(a.row_length(r) + 2) * mag + std::numeric_limits<double>::min();
+    const double violation = std::abs(y[r] - ref[r]) / bound;
+    if (violation > res.max_violation) {
+      res.max_violation = violation;
+      res.worst_row = r;
+    }
+  }
+  return res;
+}
+
 }  // namespace distspmv::test

@@ -37,4 +37,17 @@ std::vector<T> random_vector(std::size_t n, std::uint64_t seed) {
 /// Relative error ||a - b||_inf / max(||b||_inf, tiny).
 double max_relative_error(const std::vector<double>& a, const std::vector<double>& b);
 
+/// The per-row check of y = alpha A x + beta y0 against a double oracle `ref` (STYLE.md §6):
+///   |y_r - ref_r| <= 2 * eps * (len_r + 2) * (sum_k |alpha a_rk x_k| + |beta y0_r|),
+/// eps that of the value type the product ran in. max_violation = the largest ratio of the two
+/// sides (must be <= 1) at worst_row; a NaN in y stops the check at its row.
+struct bound_check {
+  double max_violation = 0;
+  global_index_type worst_row = -1;
+  bool nan = false;
+};
+bound_check check_rows_against_bound(const csr_matrix<double, index_type>& a, double alpha, const std::vector<double>& x,
+                                     double beta, const std::vector<double>& y0, const std::vector<double>& y,
+                                     const std::vector<double>& ref, double eps);
+
 }  // namespace distspmv::test
