@@ -13,9 +13,9 @@ namespace distspmv::csr {
 namespace {
 
 constexpr int block_threads = 256;
-/// Match csr_build.cpp: nonzeros and rows of a multi-row adaptive block.
+/// Match csr_build.cpp: nonzeros of a multi-row adaptive block (its rows, at most 512, take two
+/// rounds of the block's threads).
 constexpr int adaptive_stage = 2048;
-constexpr int adaptive_rows = 512;
 /// Rows up to this length are summed by one thread, longer ones by a warp (H100, rmat:22:16).
 constexpr int short_row = 8;
 /// split kernel: blocks per SM that its register budget must allow (__launch_bounds__). Where the
@@ -27,14 +27,14 @@ constexpr int short_row = 8;
 /// local_kernels/README.md.
 template <typename V, bool Stream>
 constexpr int split_min_blocks = Stream ? 0 : sizeof(V) > 4 ? 6 : 8;
-/// split kernel: lanes that sum a queued row part of up to medium_row entries; longer parts get a
-/// warp. H100, lognormal bench (rows of 9-64 mostly): 4 lanes ran 359 us in double and 286 us in
-/// float, 8 lanes 362 and 293, 16 lanes (the adaptive kernel's) 384 and 319; rmat:22:16 the same
-/// within 0.3% (jobs/results/2026-11-22_h100_formats, run 18).
+/// split and adaptive kernels: lanes that sum a queued row part of up to medium_row entries;
+/// longer parts get a warp. split, H100, lognormal bench (rows of 9-64 mostly): 4 lanes ran
+/// 359 us in double and 286 us in float, 8 lanes 362 and 293, 16 lanes 384 and 319; rmat:22:16
+/// the same within 0.3% (jobs/results/2026-11-22_h100_formats, run 18). adaptive, H200 (16 lanes
+/// for every queued row before): uk-2007-05@100000 15.5 -> 13.3 us per kernel, cit-HepPh 7.2 ->
+/// 6.6, soc-Slashdot0902 11.0 -> 10.9 (ncu; jobs/results/2026-11-26_h200_small).
 constexpr int medium_row_lanes = 4;
 constexpr int medium_row = 64;
-/// Lanes that sum one queued (longer) row of an adaptive block.
-constexpr int long_row_lanes = 16;
 
 template <typename V>
 __device__ __forceinline__ V finish(V alpha, V sum, V beta, const V* y, global_index_type r) {
@@ -99,7 +99,7 @@ struct queued_row {
 /// Groups of Lanes lanes sum the queued rows from the stage, 32 / Lanes rows per warp at a time;
 /// the loop bound is uniform across each warp, so its shuffles see whole warps. Lane 0 of a group
 /// hands (queued row, sum) to emit.
-template <int Threads, int Lanes = long_row_lanes, typename V, typename Emit>
+template <int Threads, int Lanes, typename V, typename Emit>
 __device__ __forceinline__ void sum_queued_rows(const V* stage, const queued_row* queue, int n_queued, Emit emit) {
   constexpr int per_warp = 32 / Lanes;
   const int group = threadIdx.x / Lanes, lane = threadIdx.x % Lanes;
@@ -113,11 +113,52 @@ __device__ __forceinline__ void sum_queued_rows(const V* stage, const queued_row
   }
 }
 
+/// Shared memory of sum_stage_rows: the rows it queues for groups of lanes.
+template <int Stage>
+struct row_queues {
+  queued_row medium[Stage / (short_row + 1) + 1];  ///< more than short_row entries, at most medium_row
+  queued_row longer[Stage / (medium_row + 1) + 1];  ///< more than medium_row entries
+  int n_medium, n_longer;
+};
+
+/// The row phase of the adaptive and split kernels, after the barrier that ends staging: thread t
+/// takes rows first + t, first + t + Threads, ... up to `last` (inclusive); `local` maps a row's
+/// bounds in row_ptr to its entries in the stage. The thread's first row's bounds (`row_begin`,
+/// `row_end`) were loaded before the barrier, so that they arrive with the stage's loads. A row of at
+/// most short_row entries is summed by its thread; longer ones are queued and summed by
+/// medium_row_lanes lanes (up to medium_row entries) or by a warp. emit(row - first, sum) gets
+/// each row once. `q.n_medium` and `q.n_longer` must be zero before the barrier.
+template <int Threads, int Stage, typename V, typename Local, typename Emit>
+__device__ __forceinline__ void sum_stage_rows(const V* stage, row_queues<Stage>& q, const offset_type* row_ptr,
+                                               global_index_type first, global_index_type last, offset_type row_begin,
+                                               offset_type row_end, Local local, Emit emit) {
+  for (global_index_type r = first + threadIdx.x; r <= last; r += Threads) {
+    if (r != first + threadIdx.x) {
+      row_begin = row_ptr[r];
+      row_end = row_ptr[r + 1];
+    }
+    const queued_row entry{static_cast<index_type>(r - first), local(row_begin), local(row_end)};
+    const int length = entry.hi - entry.lo;
+    if (length > medium_row) {
+      q.longer[atomicAdd(&q.n_longer, 1)] = entry;
+    } else if (length > short_row) {
+      q.medium[atomicAdd(&q.n_medium, 1)] = entry;
+    } else {
+      V sum = 0;
+      for (int k = entry.lo; k < entry.hi; ++k) sum += stage[k];
+      emit(entry.row, sum);
+    }
+  }
+  __syncthreads();
+  sum_queued_rows<Threads, medium_row_lanes>(stage, q.medium, q.n_medium, emit);
+  sum_queued_rows<Threads, 32>(stage, q.longer, q.n_longer, emit);
+}
+
 // One thread block per row block (CSR-Adaptive, with the reduction split by row length).
 //  1. stage:  the block's products a_k * x[col_k] go to shared memory with coalesced loads,
 //             every thread issuing its loads before using any (several loads in flight);
-//  2. short:  each thread sums the rows of at most short_row entries serially;
-//  3. long:   longer rows are queued, and half-warps sum the queued rows, so one long row in a
+//  2. rows:   each thread sums the rows of at most short_row entries serially; longer rows are
+//             queued for groups of 4 lanes or for a warp (sum_stage_rows), so one long row in a
 //             block of short ones (power-law graphs) no longer stalls a whole warp.
 // A block holding one row longer than the stage streams it with all threads instead.
 // Stream: the matrix entries and y carry evict-first hints, so that x keeps the L2 cache
@@ -127,13 +168,12 @@ __global__ void __launch_bounds__(block_threads) adaptive_kernel(csr_view<V> a, 
                                                                  V* __restrict__ y) {
   __shared__ V stage[adaptive_stage];
   __shared__ V scratch[block_threads / 32];
-  __shared__ queued_row queue[adaptive_rows];
-  __shared__ int queued;
+  __shared__ row_queues<adaptive_stage> queues;
   const global_index_type first = a.row_blocks[blockIdx.x];
   const global_index_type last = a.row_blocks[blockIdx.x + 1];
   const offset_type begin = a.row_ptr[first];
   if (last - first > 1) {
-    if (threadIdx.x == 0) queued = 0;
+    if (threadIdx.x == 0) queues.n_medium = queues.n_longer = 0;
     const int n = static_cast<int>(a.row_ptr[last] - begin);  // <= adaptive_stage by construction
     constexpr int per_thread = adaptive_stage / block_threads;
     index_type col[per_thread];
@@ -144,27 +184,24 @@ __global__ void __launch_bounds__(block_threads) adaptive_kernel(csr_view<V> a, 
       col[j] = i < n ? load_matrix<Stream>(a.col_idx + begin + i) : 0;
       val[j] = i < n ? load_matrix<Stream>(a.values + begin + i) : V(0);
     }
+    // This thread's first row's bounds, loaded with the stage's entries.
+    offset_type begin0 = begin, end0 = begin;
+    if (first + threadIdx.x < last) {
+      begin0 = a.row_ptr[first + threadIdx.x];
+      end0 = a.row_ptr[first + threadIdx.x + 1];
+    }
 #pragma unroll
     for (int j = 0; j < per_thread; ++j) {
       const int i = threadIdx.x + j * block_threads;
       if (i < n) stage[i] = val[j] * __ldg(x + col[j]);
     }
     __syncthreads();
-    for (global_index_type r = first + threadIdx.x; r < last; r += block_threads) {
-      const int lo = static_cast<int>(a.row_ptr[r] - begin), hi = static_cast<int>(a.row_ptr[r + 1] - begin);
-      if (hi - lo > short_row) {
-        queue[atomicAdd(&queued, 1)] = {static_cast<index_type>(r - first), lo, hi};
-        continue;
-      }
-      V sum = 0;
-      for (int k = lo; k < hi; ++k) sum += stage[k];
-      store_y<Stream>(y + r, finish(alpha, sum, beta, y, r));
-    }
-    __syncthreads();
-    sum_queued_rows<block_threads>(stage, queue, queued, [&](index_type q, V sum) {
-      const global_index_type r = first + q;
-      store_y<Stream>(y + r, finish(alpha, sum, beta, y, r));
-    });
+    auto local = [begin](offset_type k) { return static_cast<int>(k - begin); };
+    sum_stage_rows<block_threads>(stage, queues, a.row_ptr, first, last - 1, begin0, end0, local,
+                                  [&](index_type q, V sum) {
+                                    const global_index_type r = first + q;
+                                    store_y<Stream>(y + r, finish(alpha, sum, beta, y, r));
+                                  });
   } else {
     // One long row: each thread keeps `unroll` independent loads in flight, since the chain
     // column -> x[column] is two dependent memory latencies (rmat:22:16's 98002-entry row took
@@ -208,10 +245,7 @@ __global__ void __launch_bounds__(split_block_threads, split_min_blocks<V, Strea
   constexpr int tile = static_cast<int>(split_tile_nnz);
   __shared__ V stage[tile];
   __shared__ V scratch[split_block_threads / 32];
-  // Queued parts hold more than short_row entries (medium) or more than medium_row (long).
-  __shared__ queued_row medium[tile / (short_row + 1) + 1];
-  __shared__ queued_row longer[tile / (medium_row + 1) + 1];
-  __shared__ int n_medium, n_longer;
+  __shared__ row_queues<tile> queues;
   const offset_type begin = a.tile_nnz[blockIdx.x];
   const int n = static_cast<int>(a.tile_nnz[blockIdx.x + 1] - begin);
   const global_index_type first = a.tile_rows[blockIdx.x];
@@ -239,12 +273,11 @@ __global__ void __launch_bounds__(split_block_threads, split_min_blocks<V, Strea
   }
 
   // 1. Stage, and this thread's first row's bounds, clipped to the tile (the open row's end to n).
-  if (t == 0) n_medium = n_longer = 0;
-  global_index_type r = first + t;
-  offset_type row_begin = 0, row_end = 0;
-  if (r <= last) {
-    row_begin = a.row_ptr[r];
-    row_end = a.row_ptr[r + 1];
+  if (t == 0) queues.n_medium = queues.n_longer = 0;
+  offset_type begin0 = begin, end0 = begin;
+  if (first + t <= last) {
+    begin0 = a.row_ptr[first + t];
+    end0 = a.row_ptr[first + t + 1];
   }
 #pragma unroll
   for (int j = 0; j < items; ++j) {
@@ -252,39 +285,19 @@ __global__ void __launch_bounds__(split_block_threads, split_min_blocks<V, Strea
     if (i < n) stage[i] = val[j] * __ldg(x + col[j]);
   }
   __syncthreads();
+
+  // 2. Rows (sum_stage_rows), clipped to the tile; the open row's part is the tile's carry.
   const offset_type tile_end = begin + n;
-  auto clip = [&](offset_type k) { return static_cast<int>((k < begin ? begin : k > tile_end ? tile_end : k) - begin); };
-  // Writes row r's result, or the carry when r is the open row.
-  auto emit = [&](global_index_type row, V sum) {
+  auto clip = [begin, tile_end](offset_type k) {
+    return static_cast<int>((k < begin ? begin : k > tile_end ? tile_end : k) - begin);
+  };
+  sum_stage_rows<split_block_threads>(stage, queues, a.row_ptr, first, last, begin0, end0, clip, [&](index_type q, V sum) {
+    const global_index_type row = first + q;
     if (row < open)
       store_y<Stream>(y + row, finish(alpha, sum, beta, y, row));
     else
       a.tile_carry[blockIdx.x] = sum;
-  };
-
-  // 2. Rows of at most short_row entries here, one per thread; longer ones queued.
-  for (; r <= last; r += split_block_threads) {
-    if (r != first + t) {
-      row_begin = a.row_ptr[r];
-      row_end = a.row_ptr[r + 1];
-    }
-    const int lo = clip(row_begin), hi = clip(row_end);
-    if (hi - lo > medium_row) {
-      longer[atomicAdd(&n_longer, 1)] = {static_cast<index_type>(r - first), lo, hi};
-      continue;
-    }
-    if (hi - lo > short_row) {
-      medium[atomicAdd(&n_medium, 1)] = {static_cast<index_type>(r - first), lo, hi};
-      continue;
-    }
-    V sum = 0;
-    for (int k = lo; k < hi; ++k) sum += stage[k];
-    emit(r, sum);
-  }
-  __syncthreads();
-  auto emit_queued = [&](index_type q, V sum) { emit(first + q, sum); };
-  sum_queued_rows<split_block_threads, medium_row_lanes>(stage, medium, n_medium, emit_queued);
-  sum_queued_rows<split_block_threads, 32>(stage, longer, n_longer, emit_queued);
+  });
 }
 
 // Merge-path SpMV (Merrill & Garland, SC16): thread block b owns the merge items (row ends and
