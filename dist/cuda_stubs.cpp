@@ -36,7 +36,7 @@ void scatter_add(const V*, const index_type*, global_index_type, V*, cuda_stream
   DSPMV_NOT_COMPILED("CUDA");
 }
 template <typename V>
-void halo_accumulate(const halo_csr<V>&, V, const V*, const index_type*, V*, cuda_stream_t) {
+void halo_product(const halo_csr<V>&, V, const V*, V*, cuda_stream_t) {
   DSPMV_NOT_COMPILED("CUDA");
 }
 template void gather(const double*, const index_type*, offset_type, double*, cuda_stream_t);
@@ -44,8 +44,8 @@ template void gather(const float*, const index_type*, offset_type, float*, cuda_
 
 template void scatter_add(const double*, const index_type*, global_index_type, double*, cuda_stream_t);
 template void scatter_add(const float*, const index_type*, global_index_type, float*, cuda_stream_t);
-template void halo_accumulate(const halo_csr<double>&, double, const double*, const index_type*, double*, cuda_stream_t);
-template void halo_accumulate(const halo_csr<float>&, float, const float*, const index_type*, float*, cuda_stream_t);
+template void halo_product(const halo_csr<double>&, double, const double*, double*, cuda_stream_t);
+template void halo_product(const halo_csr<float>&, float, const float*, float*, cuda_stream_t);
 
 }  // namespace gpu
 

@@ -107,12 +107,15 @@ struct distributed_matrix<V>::impl {
   /// A_halo: boundary rows x ghost columns, in the registry's adaptive CSR (it splits very long
   /// rows, which power-law matrices have). Its product lands in halo_t, then y[halo_rows] += halo_t.
   std::unique_ptr<local_operator<V>> halo;
-  /// On the CUDA backend, when no halo row is longer than fused_halo_row (meshes), A_halo is kept
-  /// as plain device CSR instead and one kernel adds its product straight into y after the local
-  /// SpMV (gpu::halo_accumulate): one small kernel instead of two, and none beside the local SpMV.
-  static constexpr offset_type fused_halo_row = 32;
-  device_storage fused_storage;
-  gpu::halo_csr<V> fused_halo;
+  /// On the CUDA backend, when no halo row is longer than short_halo_row (meshes), A_halo is kept
+  /// as plain device CSR instead, one thread per row (gpu::halo_product). Either way its product
+  /// runs on the comm stream beside the local SpMV, and only the scatter follows it. Fused with
+  /// the scatter after the local SpMV (revisions up to 8d3a0a1), the product's chain of dependent
+  /// loads took 6.4 us (block) and 8.2 us (METIS) of every apply of gen:stencil27:200 on 2 GPUs
+  /// (ncu, H200; jobs/results/2026-11-26_h200x2_halo).
+  static constexpr offset_type short_halo_row = 32;
+  device_storage short_storage;
+  gpu::halo_csr<V> short_halo;
 
   // Index lists and exchange buffers: host vectors or device copies, made once.
   std::vector<V> host_send, host_ghost, host_t;
@@ -188,12 +191,13 @@ struct distributed_matrix<V>::impl {
   void build_halo_operator();
   void make_buffers();
   void halo_multiply(V alpha, cuda_stream_t stream);
-  void halo_finish(V alpha, V* y, cuda_stream_t stream);
+  void halo_finish(V* y, cuda_stream_t stream);
   void choose_and_make_transport();
   void fill_summaries();
 
   void exchange_device_enqueue(const V* x);
   void join_exchange(cuda_stream_t stream);
+  void comm_stream_follows_caller();
   void exchange_host_begin(const V* x);
   void apply_device(V alpha, const V* x, V beta, V* y, cuda_stream_t stream, bool exchange);
   void apply_host(V alpha, const V* x, V beta, V* y, bool exchange);
@@ -496,17 +500,17 @@ void distributed_matrix<V>::impl::build_halo_operator() {
   offset_type longest_halo_row = 0;
   for (global_index_type r = 0; r < plan.a_halo.rows; ++r)
     longest_halo_row = std::max(longest_halo_row, plan.a_halo.row_length(r));
-  const bool fuse = cuda() && plan.a_halo.rows > 0 && longest_halo_row <= fused_halo_row;
+  const bool plain = cuda() && plan.a_halo.rows > 0 && longest_halo_row <= short_halo_row;
   collective_try(comm, [&] {
     halo.reset();
-    fused_halo = {};
-    fused_storage = device_storage();
+    short_halo = {};
+    short_storage = device_storage();
     const auto a_halo = convert_csr<V, index_type>(plan.a_halo);
-    if (fuse) {
-      fused_halo.rows = a_halo.rows;
-      fused_halo.row_ptr = fused_storage.upload(a_halo.row_ptr);
-      fused_halo.col_idx = fused_storage.upload(a_halo.col_idx);
-      fused_halo.values = fused_storage.upload(a_halo.values);
+    if (plain) {
+      short_halo.rows = a_halo.rows;
+      short_halo.row_ptr = short_storage.upload(a_halo.row_ptr);
+      short_halo.col_idx = short_storage.upload(a_halo.col_idx);
+      short_halo.values = short_storage.upload(a_halo.values);
     } else if (a_halo.rows > 0) {
       halo = make_operator<V>("csr", a_halo, options.where);
     }
@@ -534,10 +538,7 @@ void distributed_matrix<V>::impl::make_buffers() {
   send_idx = device.upload(plan.send_idx);
   send_buf = static_cast<V*>(device.allocate_bytes(n_send * sizeof(V)));
   ghost_buf = static_cast<V*>(device.allocate_bytes(n_ghost * sizeof(V)));
-  // The fused halo adds its product straight into y: no halo_t (update_values keeps the pattern,
-  // hence the choice).
-  const std::size_t n_halo_t = fused_halo.rows > 0 ? 0 : plan.halo_rows.size();
-  halo_t = static_cast<V*>(device.allocate_bytes(n_halo_t * sizeof(V)));
+  halo_t = static_cast<V*>(device.allocate_bytes(plan.halo_rows.size() * sizeof(V)));
   comm_stream = gpu::make_stream(/*high_priority=*/true);
   start_event = gpu::make_event();
   halo_event = gpu::make_event();
@@ -547,21 +548,21 @@ void distributed_matrix<V>::impl::make_buffers() {
 /// halo_t = alpha * A_halo * ghosts (boundary rows only).
 template <typename V>
 void distributed_matrix<V>::impl::halo_multiply(V alpha, cuda_stream_t stream) {
-  if (halo) halo->apply(alpha, ghost_buf, V(0), halo_t, stream);
+  if (short_halo.rows > 0)
+    gpu::halo_product(short_halo, alpha, ghost_buf, halo_t, stream);
+  else if (halo)
+    halo->apply(alpha, ghost_buf, V(0), halo_t, stream);
 }
 
-/// y[boundary rows] += halo_t, or, with the fused halo, += alpha * A_halo * ghosts in one kernel.
+/// y[boundary rows] += halo_t.
 template <typename V>
-void distributed_matrix<V>::impl::halo_finish(V alpha, V* y, cuda_stream_t stream) {
-  if (fused_halo.rows > 0) {
-    gpu::halo_accumulate(fused_halo, alpha, ghost_buf, halo_rows, y, stream);
-    return;
-  }
-  if (!halo) return;
+void distributed_matrix<V>::impl::halo_finish(V* y, cuda_stream_t stream) {
+  if (short_halo.rows == 0 && !halo) return;
+  const global_index_type n = short_halo.rows > 0 ? short_halo.rows : halo->rows();
   if (cuda())
-    gpu::scatter_add(halo_t, halo_rows, halo->rows(), y, stream);
+    gpu::scatter_add(halo_t, halo_rows, n, y, stream);
   else
-    host::scatter_add(halo_t, halo_rows, halo->rows(), y);
+    host::scatter_add(halo_t, halo_rows, n, y);
 }
 
 template <typename V>
@@ -612,13 +613,19 @@ void distributed_matrix<V>::impl::fill_summaries() {
   quality.nnz_imbalance = mean > 0 ? static_cast<double>(max_nnz) / mean : 1.0;
 }
 
-/// Enqueues packing and exchange on the comm stream, after start_event (recorded on the
-/// caller's stream where x is ready) and after the previous apply's use of the buffers, which
-/// may have been on another stream of the caller's.
+/// The comm stream waits for start_event (recorded on the caller's stream where x is ready) and
+/// for the previous apply's use of the buffers, which may have been on another stream of the
+/// caller's.
 template <typename V>
-void distributed_matrix<V>::impl::exchange_device_enqueue(const V* x) {
+void distributed_matrix<V>::impl::comm_stream_follows_caller() {
   gpu::wait(comm_stream.get(), start_event.get());
   gpu::wait(comm_stream.get(), done_event.get());
+}
+
+/// Enqueues packing and exchange on the comm stream (comm_stream_follows_caller first).
+template <typename V>
+void distributed_matrix<V>::impl::exchange_device_enqueue(const V* x) {
+  comm_stream_follows_caller();
   gpu::gather(x, send_idx, plan.pattern.send_total(), send_buf, comm_stream.get());
   transport->begin(comm_stream.get());
   transport->end(comm_stream.get());
@@ -640,21 +647,23 @@ void distributed_matrix<V>::impl::apply_device(V alpha, const V* x, V beta, V* y
   // ran on an idle GPU: overlap efficiency 0.2-0.45 with NCCL, now 0.86-1.04
   // (jobs/results/2026-11-22_h200x4_dist_run3). The comm stream has high priority, so packing,
   // NCCL and the halo block's product are scheduled ahead of the local SpMV's remaining blocks;
-  // after the local SpMV only the scatter of the boundary rows into y is left. With short halo
-  // rows (fused_halo) the halo block's product moves there too, fused with the scatter.
+  // after the local SpMV only the scatter of the boundary rows into y is left. Without the
+  // exchange (apply_local_only) the halo block's product still runs beside the local SpMV, so that
+  // "local" times what the apply costs apart from the exchange.
   const bool comm = exchange && exchanges();
-  if (!comm) {
+  if (!comm && short_halo.rows == 0 && !halo) {
     local->apply(alpha, x, beta, y, stream);
-    halo_multiply(alpha, stream);
-    halo_finish(alpha, y, stream);
     return;
   }
   gpu::record(start_event.get(), stream);
   local->apply(alpha, x, beta, y, stream);
-  exchange_device_enqueue(x);
+  if (comm)
+    exchange_device_enqueue(x);
+  else
+    comm_stream_follows_caller();
   halo_multiply(alpha, comm_stream.get());
   join_exchange(stream);
-  halo_finish(alpha, y, stream);
+  halo_finish(y, stream);
   gpu::record(done_event.get(), stream);
 }
 
@@ -671,7 +680,7 @@ void distributed_matrix<V>::impl::apply_host(V alpha, const V* x, V beta, V* y, 
   local->apply(alpha, x, beta, y);  // overlaps the messages in flight
   if (comm) transport->end(nullptr);
   halo_multiply(alpha, nullptr);
-  halo_finish(alpha, y, nullptr);
+  halo_finish(y, nullptr);
 }
 
 // ---- construction -------------------------------------------------------------------------------

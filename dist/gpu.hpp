@@ -70,7 +70,7 @@ void gather(const V* x, const index_type* idx, offset_type n, V* out, cuda_strea
 template <typename V>
 void scatter_add(const V* t, const index_type* rows, global_index_type n, V* y, cuda_stream_t s);
 
-/// The halo block A_halo (boundary rows x ghosts) as plain device CSR, for halo_accumulate.
+/// The halo block A_halo (boundary rows x ghosts) as plain device CSR, for halo_product.
 template <typename V>
 struct halo_csr {
   global_index_type rows = 0;
@@ -79,9 +79,9 @@ struct halo_csr {
   const V* values = nullptr;
 };
 
-/// y[out_rows[i]] += alpha * (A_halo * ghosts)_i for every row i of A_halo, one thread per row:
-/// the product and the scatter in one kernel, for halo rows of a few entries (meshes).
+/// t[i] = alpha * (A_halo * ghosts)_i for every row i of A_halo, one thread per row: for halo rows
+/// of a few entries (meshes), on the comm stream while the local SpMV runs.
 template <typename V>
-void halo_accumulate(const halo_csr<V>& a, V alpha, const V* ghosts, const index_type* out_rows, V* y, cuda_stream_t s);
+void halo_product(const halo_csr<V>& a, V alpha, const V* ghosts, V* t, cuda_stream_t s);
 
 }  // namespace distspmv::dist::gpu

@@ -117,23 +117,21 @@ __global__ void scatter_add_kernel(const V* __restrict__ t, const index_type* __
 }
 
 template <typename V>
-__global__ void halo_accumulate_kernel(halo_csr<V> a, V alpha, const V* __restrict__ ghosts,
-                                       const index_type* __restrict__ out_rows, V* __restrict__ y) {
+__global__ void halo_product_kernel(halo_csr<V> a, V alpha, const V* __restrict__ ghosts, V* __restrict__ t) {
   const global_index_type i = blockIdx.x * static_cast<global_index_type>(blockDim.x) + threadIdx.x;
   if (i >= a.rows) return;
   V sum = 0;
   for (offset_type k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) sum += a.values[k] * ghosts[a.col_idx[k]];
-  y[out_rows[i]] += alpha * sum;
+  t[i] = alpha * sum;
 }
 
 }  // namespace
 
 template <typename V>
-void halo_accumulate(const halo_csr<V>& a, V alpha, const V* ghosts, const index_type* out_rows, V* y, cuda_stream_t s) {
+void halo_product(const halo_csr<V>& a, V alpha, const V* ghosts, V* t, cuda_stream_t s) {
   if (a.rows == 0) return;
   constexpr int block = 256;
-  halo_accumulate_kernel<<<static_cast<unsigned>((a.rows + block - 1) / block), block, 0, s>>>(a, alpha, ghosts,
-                                                                                                out_rows, y);
+  halo_product_kernel<<<static_cast<unsigned>((a.rows + block - 1) / block), block, 0, s>>>(a, alpha, ghosts, t);
   DSPMV_CUDA_CHECK_LAUNCH(s);
 }
 
@@ -159,7 +157,7 @@ template void gather(const float*, const index_type*, offset_type, float*, cuda_
 template void scatter_add(const double*, const index_type*, global_index_type, double*, cuda_stream_t);
 template void scatter_add(const float*, const index_type*, global_index_type, float*, cuda_stream_t);
 
-template void halo_accumulate(const halo_csr<double>&, double, const double*, const index_type*, double*, cuda_stream_t);
-template void halo_accumulate(const halo_csr<float>&, float, const float*, const index_type*, float*, cuda_stream_t);
+template void halo_product(const halo_csr<double>&, double, const double*, double*, cuda_stream_t);
+template void halo_product(const halo_csr<float>&, float, const float*, float*, cuda_stream_t);
 
 }  // namespace distspmv::dist::gpu

@@ -10,7 +10,7 @@
 // broadcast load and kept 4 diagonals in flight: every group waited for its offsets and then
 // for x, and it ran at 105% of the copy bandwidth in the CSR byte model on gen:stencil27:200 (H200,
 // 628 us). Measured on one H200 (local_kernels/README.md, jobs/results/2026-11-26_h200x2_hdia):
-// 8 diagonals in flight with at least 4 blocks of 256 per SM (64 registers in double, no spill)
+// 8 diagonals in flight with at least 1024 threads per SM (64 registers in double, no spill)
 // and constant strides for H = 32 run 481 us there (138%); 4 in flight 521-589 us, 12 or 16 in
 // flight (80-105 registers, 2-3 blocks per SM) 550-698 us, 8 in flight capped at 32-40 registers
 // (spills) slower still. The same choice is the fastest or within 2% in float.
@@ -24,12 +24,16 @@
 namespace distspmv::hdia {
 namespace {
 
-constexpr int block_threads = 256;
+/// 128 threads (4 hacks of 32 rows) per block, 8 blocks per SM: on 2x H200 (gen:stencil27:200)
+/// 1 GPU 482.8 -> 476.4 us, 2 GPUs block 254.9 -> 251.0, METIS 269.2 -> 263.9, poisson3d:200
+/// 169.1 -> 164.9 against 256 threads, 4 blocks per SM; 64 threads ran within 1% of 128
+/// (jobs/results/2026-11-26_h200x2_halo). Same registers.
+constexpr int block_threads = 128;
 constexpr int warp = 32;
 /// Diagonals per thread whose loads are issued before the first use, and the blocks per SM the
-/// register budget must allow (64 registers in double).
+/// register budget must allow (64 registers in double: half the SM's threads).
 constexpr int in_flight = 8;
-constexpr int min_blocks = 4;
+constexpr int min_blocks = 8;
 
 template <typename V>
 __device__ __forceinline__ V finish(V alpha, V sum, V beta, const V* y, global_index_type r) {
