@@ -24,7 +24,7 @@
 namespace distspmv::hdia {
 namespace {
 
-/// 128 threads (4 hacks of 32 rows) per block, 8 blocks per SM: on 2x H200 (gen:stencil27:200)
+/// 128 threads (rows) per block, 8 blocks per SM: on 2x H200 (gen:stencil27:200)
 /// 1 GPU 482.8 -> 476.4 us, 2 GPUs block 254.9 -> 251.0, METIS 269.2 -> 263.9, poisson3d:200
 /// 169.1 -> 164.9 against 256 threads, 4 blocks per SM; 64 threads ran within 1% of 128
 /// (jobs/results/2026-11-26_h200x2_halo). Same registers.
