@@ -158,14 +158,15 @@ void finish_build(csr_format_matrix<V>& m, double mean_span) {
   // row_ptr, col_idx and values on the host (its arrays are the device CSR's).
   m.stats.stored_bytes = static_cast<std::size_t>(m.rows + 1) * sizeof(offset_type) +
                          static_cast<std::size_t>(m.nnz) * sizeof(index_type) +
-                         static_cast<std::size_t>(m.nnz) * sizeof(V) + m.row_blocks.size() * sizeof(index_type) +
+                         (m.pattern ? 0 : static_cast<std::size_t>(m.nnz) * sizeof(V)) +
+                         m.row_blocks.size() * sizeof(index_type) +
                          m.tile_rows.size() * sizeof(index_type) + m.tile_nnz.size() * sizeof(offset_type) +
                          m.tile_carry.size() * sizeof(V);
   const kernel k = m.params.algorithm;
   const char* names[] = {"scalar", "vector", "adaptive", "merge", "split"};
   m.stats.params = std::string("kernel=") + names[static_cast<int>(k)] +
                    (k == kernel::vector ? " T=" + std::to_string(m.params.threads_per_row) : "") +
-                   (m.stream_matrix ? " streamed" : "") +
+                   (m.stream_matrix ? " streamed" : "") + (m.pattern ? " pattern" : "") +
                    (k == kernel::merge ? " items/thread=" + std::to_string(merge_items_per_thread<V>) +
                                              " blocks=" + std::to_string(m.tile_carry.size())
                                        : "") +
@@ -176,11 +177,12 @@ template <typename V>
 csr_format_matrix<V> build(csr_matrix<V, index_type>&& a, const csr_params& params) {
   validate_csr(a, "csr::build", /*allow_nonfinite=*/true);
   csr_format_matrix<V> m = build_row_plan<V>(a.row_ptr, a.cols, params);
+  m.pattern = !a.values.empty() && std::all_of(a.values.begin(), a.values.end(), [](V v) { return v == V(1); });
   const std::vector<index_type>* blocks = gather_blocks(m);
   finish_build(m, blocks ? mean_gather_span(a.row_ptr, a.col_idx, *blocks) : 0.0);
   m.row_ptr = std::move(a.row_ptr);
   m.col_idx = std::move(a.col_idx);
-  m.values = std::move(a.values);
+  if (!m.pattern) m.values = std::move(a.values);
   return m;
 }
 
@@ -196,7 +198,7 @@ csr_matrix<V, index_type> to_csr(const csr_format_matrix<V>& m) {
   a.cols = m.cols;
   a.row_ptr = m.row_ptr;
   a.col_idx = m.col_idx;
-  a.values = m.values;
+  a.values = m.pattern ? std::vector<V>(static_cast<std::size_t>(m.nnz), V(1)) : m.values;
   return a;
 }
 

@@ -4,12 +4,16 @@
 //   - what build() derives from the row pointer alone (threads per row, the adaptive row blocks,
 //     the merge and split tiles, N_iter) comes from build_row_plan on a downloaded row pointer:
 //     8 bytes per row, the host code the two builders share;
-//   - everything that reads the nonzeros runs on the GPU: the column check and each gather
-//     block's smallest and largest column (CUB segmented reductions) for mean_gather_span.
+//   - everything that reads the nonzeros runs on the GPU: the column check, whether every value
+//     is 1 (pattern, thrust::all_of) and each gather block's smallest and largest column (CUB
+//     segmented reductions) for mean_gather_span. A pattern block's values stay allocated with
+//     its other arrays (they came in one storage), but the kernels never read them.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cub/device/device_segmented_reduce.cuh>
+#include <thrust/execution_policy.h>
+#include <thrust/logical.h>
 #include <functional>
 #include <limits>
 #include <string>
@@ -41,6 +45,17 @@ __global__ void first_bad_column_kernel(const index_type* __restrict__ col_idx, 
       return;
     }
   }
+}
+
+template <typename V>
+struct is_one {
+  __host__ __device__ bool operator()(V v) const { return v == V(1); }
+};
+
+/// Every value is 1 (and there is one): build()'s test for a pattern CSR.
+template <typename V>
+bool all_values_one(const device_csr_view<V>& a) {
+  return a.nnz > 0 && thrust::all_of(thrust::device, a.values, a.values + a.nnz, is_one<V>{});
 }
 
 /// The row pointer on the host, checked as validate_csr checks it (the partitions rely on it
@@ -126,6 +141,7 @@ device_built<csr_view<V>> build_cuda(device_csr<V>&& a, const csr_params& params
   check_columns(d, row_ptr, scratch);
 
   csr_format_matrix<V> m = build_row_plan<V>(row_ptr, d.cols, params);
+  m.pattern = all_values_one(d);
   const std::vector<index_type>* blocks = gather_blocks(m);
   finish_build(m, blocks ? mean_gather_span_cuda(d, row_ptr, *blocks, scratch) : 0.0);
 
@@ -136,7 +152,7 @@ device_built<csr_view<V>> build_cuda(device_csr<V>&& a, const csr_params& params
   built.view = traits::view_of(m, [&built](const auto& vec) { return built.storage.upload(vec); });
   built.view.row_ptr = a.row_ptr;
   built.view.col_idx = a.col_idx;
-  built.view.values = a.values;
+  built.view.values = m.pattern ? nullptr : a.values;
   built.storage.adopt(std::move(a.storage));
   a = {};
   built.stats = std::move(m.stats);

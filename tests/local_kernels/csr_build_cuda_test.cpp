@@ -43,6 +43,7 @@ void check_build(const test::named_matrix& nm, csr::kernel k) {
   EXPECT_EQ(d.n_tiles, h.n_tiles);
   EXPECT_EQ(d.algorithm, h.algorithm);
   EXPECT_EQ(d.threads_per_row, h.threads_per_row);
+  EXPECT_EQ(d.pattern, h.pattern);
   test::expect_bitwise(host.row_ptr, d.row_ptr, "row_ptr");
   test::expect_bitwise(host.col_idx, d.col_idx, "col_idx");
   test::expect_bitwise(host.values, d.values, "values");

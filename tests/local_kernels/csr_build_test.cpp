@@ -1,5 +1,6 @@
-// The adaptive CSR kernel's build-time decisions (host; the kernels themselves are checked on the
-// GPU by formats_test): the gather span and the choice to stream the matrix past the L2 cache.
+// The CSR kernels' build-time decisions (host; the kernels themselves are checked on the GPU by
+// formats_test): the gather span, the choice to stream the matrix past the L2 cache, and pattern
+// storage (no values where every value is 1).
 #include <gtest/gtest.h>
 
 #include "local_kernels/csr/csr.hpp"
@@ -40,6 +41,44 @@ TEST(CsrStreaming, FarApartGathersStreamTheMatrixCloseOnesDoNot) {
   // Other kernels never stream.
   const auto a = edge_case("wide_random");
   EXPECT_FALSE(csr::build(a, csr::csr_params{csr::kernel::vector, 0}).stream_matrix);
+}
+
+template <typename V>
+void check_pattern(csr::kernel k) {
+  const auto a = convert_csr<V, index_type>(edge_case("pattern_power_law"));
+  const auto m = csr::build(a, csr::csr_params{k, 0});
+  EXPECT_TRUE(m.pattern);
+  EXPECT_TRUE(m.values.empty());
+  EXPECT_NE(m.stats.params.find("pattern"), std::string::npos) << m.stats.params;
+  const auto with_values = csr::build(convert_csr<V, index_type>(edge_case("power_law")), csr::csr_params{k, 0});
+  EXPECT_FALSE(with_values.pattern);
+  // Same rows and nonzeros: the pattern stores nnz values fewer.
+  EXPECT_EQ(with_values.stats.stored_bytes - m.stats.stored_bytes, static_cast<std::size_t>(a.nnz()) * sizeof(V));
+  // The view has no values; the host SpMV multiplies by 1, and to_csr gives the ones back.
+  const auto v = csr::traits::view_of(m, [](const auto& vec) { return vec.data(); });
+  EXPECT_TRUE(v.pattern);
+  EXPECT_EQ(v.values, nullptr);
+  std::vector<V> x(static_cast<std::size_t>(a.cols)), y(static_cast<std::size_t>(a.rows), V(2)), want = y;
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = V(static_cast<double>(i % 17) - 8);
+  csr::spmv_reference(v, V(1.5), x.data(), V(-0.5), y.data());
+  csr::spmv_host(a, V(1.5), x.data(), V(-0.5), want.data());
+  EXPECT_EQ(y, want);
+  EXPECT_EQ(csr::to_csr(m).values, a.values);
+}
+
+TEST(CsrPattern, AllOnesStoreNoValuesAndMultiplyByOne) {
+  for (const auto k :
+       {csr::kernel::scalar, csr::kernel::vector, csr::kernel::adaptive, csr::kernel::merge, csr::kernel::split}) {
+    check_pattern<double>(k);
+    check_pattern<float>(k);
+  }
+}
+
+TEST(CsrPattern, OneValueOtherThanOneKeepsTheValues) {
+  auto a = edge_case("pattern_power_law");
+  a.values[a.values.size() / 2] = 2.0;
+  EXPECT_FALSE(csr::build(a, csr::csr_params{}).pattern);
+  EXPECT_FALSE(csr::build(csr_matrix<double, index_type>(edge_case("zero_rows")), csr::csr_params{}).pattern);
 }
 
 }  // namespace

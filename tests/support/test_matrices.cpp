@@ -127,6 +127,10 @@ std::vector<named_matrix> edge_case_matrices() {
     std::vector<global_index_type> lengths(20000);
     for (auto& l : lengths) l = static_cast<global_index_type>(std::min(5000.0, std::floor(1.0 / std::pow(u(rng) + 1e-9, 0.8))));
     m.push_back({"power_law", from_lengths(20000, lengths, 13)});
+    // the same rows with every value 1 (a graph's adjacency matrix: CSR stores no values)
+    auto pattern = from_lengths(20000, lengths, 13);
+    std::fill(pattern.values.begin(), pattern.values.end(), 1.0);
+    m.push_back({"pattern_power_law", pattern});
   }
   {
     // banded: tridiagonal plus two far diagonals (few diagonals: HDIA's case)
