@@ -467,6 +467,7 @@ void distributed_matrix<V>::impl::build_local_on_host(csr_matrix<V, index_type>&
   collective_try(comm, [&] { local = make_operator<V>(format, std::move(a), options.where); });
   summary.format = format;
   summary.format_reason = reason;
+  summary.format_params = local->stats().params;
 }
 
 /// The local operator on the GPU from a device CSR block: the selector's statistics and the
@@ -493,6 +494,7 @@ void distributed_matrix<V>::impl::build_local_on_gpu(device_csr<V>&& a) {
   });
   summary.format = format;
   summary.format_reason = reason;
+  summary.format_params = local->stats().params;
 }
 
 template <typename V>

@@ -106,6 +106,7 @@ struct rank_summary {
   int neighbours = 0;                   ///< ranks this rank receives from or sends to
   std::string format;                   ///< local format in use
   std::string format_reason;            ///< why (auto) or "requested"
+  std::string format_params;            ///< the format's parameters as built (e.g. "kernel=adaptive pattern")
 };
 
 /// Partition quality (collective figures, equal on every rank).
