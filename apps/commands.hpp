@@ -12,7 +12,7 @@ struct run_options {
   std::string source = "gen:poisson3d:64";
   std::string format = "auto";
   std::string backend = "auto";  ///< auto: cuda when a GPU is present, else host
-  std::string precision = "double";
+  std::string precision = "double";  ///< double | float | mixed (double, values in float: build_options)
   std::string partition = "auto";
   std::string order = "none";  ///< row order inside each rank: none | degree | rcm | auto
   bool vs_cusparse = false;     ///< also time cuSPARSE CSR on each rank's rows (re-reads them)
@@ -27,6 +27,13 @@ struct run_options {
   std::string x;       ///< --x: the input vector file (empty: random entries)
   std::string output;  ///< --output: where y = A x goes (empty: not written)
 };
+
+/// --check's tolerance on the maximum relative error: 1e-12 in double, 1e-5 in float and in
+/// mixed precision (values rounded to float: about 6e-8 each).
+template <typename V>
+double check_tolerance(const std::string& precision) {
+  return sizeof(V) > 4 && precision != "mixed" ? 1e-12 : 1e-5;
+}
 
 /// `--format a,b,c`: the named formats as a benchmark (like `all`, on one rank).
 inline bool is_format_list(const std::string& format) { return format.find(',') != std::string::npos; }

@@ -301,6 +301,7 @@ int run_typed(const run_options& o) {
   mo.allow_nonfinite = o.allow_nonfinite;
   mo.generator_seed = o.seed;
   mo.format = o.format;
+  mo.float_values = o.precision == "mixed";
   io::vector_read_options x_options;
   x_options.allow_nonfinite = o.allow_nonfinite;
   io::vector_write_options y_options;
@@ -436,7 +437,7 @@ int run_typed(const run_options& o) {
 
   // ---- check ----
   double max_rel_error = std::numeric_limits<double>::quiet_NaN();
-  const double tolerance = std::is_same_v<V, double> ? 1e-12 : 1e-5;
+  const double tolerance = check_tolerance<V>(o.precision);
   if (o.check) max_rel_error = check_product(m, o, so, stream);
   const bool check_failed = o.check && !(max_rel_error <= tolerance);
 

@@ -96,14 +96,15 @@ std::vector<double> time_operator(const local_operator<V>& op, int warmup, int i
 
 /// --tune: time every candidate briefly (5 warm-up, 20 timed) and keep the fastest.
 template <typename V>
-std::pair<std::string, std::string> tune_format(const csr_matrix<V, index_type>& a, backend where, std::uint64_t seed) {
+std::pair<std::string, std::string> tune_format(const csr_matrix<V, index_type>& a, backend where, std::uint64_t seed,
+                                                const build_options& options) {
   std::string best;
   double best_us = std::numeric_limits<double>::infinity();
   int tried = 0;
   for (const auto& f : registered_formats()) {
     if (!(where == backend::host ? f.host : f.cuda)) continue;
     try {
-      const auto op = make_operator<V>(f.name, a, where);
+      const auto op = make_operator<V>(f.name, a, where, options);
       const double us = median(time_operator(*op, 5, 20, seed));
       ++tried;
       if (us < best_us) {
@@ -139,6 +140,7 @@ int run_typed(const run_options& o) {
     DSPMV_BAD_INPUT("--backend", "cuda", "no CUDA device is visible (or distspmv was built without CUDA)");
   const int iters = o.iters > 0 ? o.iters : (where == backend::cuda ? 100 : 10);
   const int warmup = o.warmup >= 0 ? o.warmup : (where == backend::cuda ? 10 : 2);
+  const build_options options{o.precision == "mixed"};
 
   // ---- load ----
   io::source_options so;
@@ -171,7 +173,7 @@ int run_typed(const run_options& o) {
       formats.push_back({name, "--format " + o.format});
     }
   } else if (o.format == "auto" && o.tune) {
-    formats.push_back(tune_format(a, where, o.seed));
+    formats.push_back(tune_format(a, where, o.seed, options));
   } else if (o.format == "auto") {
     const format_choice c = select_format(rs, where);
     formats.push_back({c.format, c.reason});
@@ -189,7 +191,7 @@ int run_typed(const run_options& o) {
   // ---- run ----
   std::vector<format_result> results;
   bool check_failed = false;
-  const double tolerance = std::is_same_v<V, double> ? 1e-12 : 1e-5;
+  const double tolerance = check_tolerance<V>(o.precision);
   for (const auto& [name, reason] : formats) {
     format_result r;
     r.format = name;
@@ -197,14 +199,14 @@ int run_typed(const run_options& o) {
     std::unique_ptr<local_operator<V>> op;
     try {
       t0 = clock_type::now();
-      op = make_operator<V>(name, a, where);
+      op = make_operator<V>(name, a, where, options);
       if (where == backend::cuda) device_synchronize();
       r.setup_ms = 1e3 * seconds_since(t0);
     } catch (const bad_input& e) {
       if (o.format == "auto" && name != "csr") {  // the pick declined this matrix: CSR always builds
         r.format = "csr";
         r.reason = reason + "; but " + name + " declined (" + e.problem() + "), so csr";
-        op = make_operator<V>("csr", a, where);
+        op = make_operator<V>("csr", a, where, options);
       } else if (o.format != "all" && !is_format_list(o.format)) {
         throw;
       } else {

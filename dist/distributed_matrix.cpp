@@ -188,6 +188,8 @@ struct distributed_matrix<V>::impl {
   void build_operators();
   void build_local_on_gpu(device_csr<V>&& a);
   void build_local_on_host(csr_matrix<V, index_type>&& a);
+  /// What the local block's build is asked (float values in mixed precision).
+  build_options local_build_options() const { return build_options{options.float_values}; }
   void build_halo_operator();
   void make_buffers();
   void halo_multiply(V alpha, cuda_stream_t stream);
@@ -464,7 +466,7 @@ void distributed_matrix<V>::impl::build_local_on_host(csr_matrix<V, index_type>&
     reason = summary.format_reason;
   }
   local.reset();
-  collective_try(comm, [&] { local = make_operator<V>(format, std::move(a), options.where); });
+  collective_try(comm, [&] { local = make_operator<V>(format, std::move(a), options.where, local_build_options()); });
   summary.format = format;
   summary.format_reason = reason;
   summary.format_params = local->stats().params;
@@ -490,7 +492,7 @@ void distributed_matrix<V>::impl::build_local_on_gpu(device_csr<V>&& a) {
     require_memory(rank, "GPU memory", "building format " + format,
                    static_cast<double>(estimate_build_bytes(format, stats)), static_cast<double>(device_memory().free),
                    "use more ranks (GPUs), --precision float, or --format csr-split (keeps the CSR block as it is)");
-    local = make_operator<V>(format, std::move(a));
+    local = make_operator<V>(format, std::move(a), local_build_options());
   });
   summary.format = format;
   summary.format_reason = reason;

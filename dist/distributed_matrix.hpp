@@ -81,6 +81,10 @@ struct matrix_options {
   std::string h5_group;             ///< from_source: HDF5 group ("" finds it)
   std::uint64_t generator_seed = 1; ///< from_source: seed of random generators
   bool allow_nonfinite = false;     ///< accept NaN/Inf values in the input
+  /// Mixed precision (`--precision mixed`; double only): the local block's format stores its
+  /// values in float where it can (the CSR family) and multiplies in double; x, y, the halo
+  /// block and every sum stay double. A value beyond float's range is bad input.
+  bool float_values = false;
   /// CUDA backend, rows that stay where they are read (one rank, or the block partition): keep
   /// on the GPU what update_values needs (the local block's pattern and one byte per entry, about
   /// 5 bytes per nonzero). Programs that never update values (the command line) turn it off.

@@ -18,9 +18,32 @@ namespace distspmv {
 namespace {
 
 template <typename V>
-using factory = std::function<std::unique_ptr<local_operator<V>>(const csr_matrix<V, index_type>&, backend)>;
+using factory =
+    std::function<std::unique_ptr<local_operator<V>>(const csr_matrix<V, index_type>&, backend, const build_options&)>;
 template <typename V>
-using device_factory = std::function<std::unique_ptr<local_operator<V>>(device_csr<V>&&)>;
+using device_factory = std::function<std::unique_ptr<local_operator<V>>(device_csr<V>&&, const build_options&)>;
+
+/// A registry line's host builder as a factory: lines that honour build_options take them as
+/// their last argument, the others never see them.
+template <typename F>
+auto host_factory(F f) {
+  return [f](const auto& a, backend b, const build_options& o) {
+    if constexpr (std::is_invocable_v<F, decltype(a), backend, const build_options&>)
+      return f(a, b, o);
+    else
+      return f(a, b);
+  };
+}
+/// The same for a GPU builder.
+template <typename F>
+auto gpu_factory(F f) {
+  return [f](auto&& a, const build_options& o) {
+    if constexpr (std::is_invocable_v<F, decltype(a), const build_options&>)
+      return f(std::move(a), o);
+    else
+      return f(std::move(a));
+  };
+}
 
 /// A format_operator over `Traits` built with `params` (the common case of a registry line).
 template <typename Traits, typename V, typename Build>
@@ -47,15 +70,15 @@ struct entry {
 // One generic lambda serves both value types: one registry line per variant.
 template <typename F>
 entry make_entry(format_info info, F f) {
-  return entry{std::move(info), factory<float>(f), factory<double>(f), {}, {}};
+  return entry{std::move(info), factory<float>(host_factory(f)), factory<double>(host_factory(f)), {}, {}};
 }
 
 // The same with a GPU builder (a generic lambda taking device_csr<V>&&).
 template <typename F, typename D>
 entry make_entry(format_info info, F f, D d) {
   info.gpu_build = true;
-  return entry{std::move(info), factory<float>(f), factory<double>(f), device_factory<float>(d),
-               device_factory<double>(d)};
+  return entry{std::move(info), factory<float>(host_factory(f)), factory<double>(host_factory(f)),
+               device_factory<float>(gpu_factory(d)), device_factory<double>(gpu_factory(d))};
 }
 
 /// The CSR kernels' registry names (also the formats make_operator(name, csr&&) builds without a
@@ -73,20 +96,27 @@ const csr_kernel_name csr_kernels[] = {
     {"csr-split", csr::kernel::split, "CSR, nonzeros split into even tiles (cuSPARSE's split)"},
 };
 
+csr::csr_params csr_params_for(csr::kernel k, const build_options& o) {
+  csr::csr_params p;
+  p.algorithm = k;
+  p.float_values = o.float_values;
+  return p;
+}
+
 const std::vector<entry>& table() {
   static const std::vector<entry> entries = [] {
     std::vector<entry> t;
     auto csr_variant = [](const char* name, csr::kernel k) {
-      return [name, k](const auto& a, backend b) {
+      return [name, k](const auto& a, backend b, const build_options& o) {
         using V = typename std::decay_t<decltype(a)>::value_type;
-        return make_format<csr::traits, V>(name, [&] { return csr::build(a, csr::csr_params{k, 0}); }, b);
+        return make_format<csr::traits, V>(name, [&] { return csr::build(a, csr_params_for(k, o)); }, b);
       };
     };
     auto csr_device = [](const char* name, csr::kernel k) {
-      return [name, k](auto&& a) {
+      return [name, k](auto&& a, const build_options& o) {
         using V = typename std::decay_t<decltype(a)>::value_type;
         return make_device_format<csr::traits, V>(
-            name, std::move(a), [&](device_csr<V>&& d) { return csr::build_cuda(std::move(d), csr::csr_params{k, 0}); });
+            name, std::move(a), [&](device_csr<V>&& d) { return csr::build_cuda(std::move(d), csr_params_for(k, o)); });
       };
     };
     for (const auto& [name, k, description] : csr_kernels)
@@ -267,20 +297,21 @@ const format_info& find_format(const std::string& name) { return find_entry(name
 
 template <typename V>
 std::unique_ptr<local_operator<V>> make_operator(const std::string& name, const csr_matrix<V, index_type>& a,
-                                                 backend where) {
+                                                 backend where, const build_options& options) {
   const entry& e = find_entry(name);
   if (where == backend::host && !e.info.host)
     DSPMV_BAD_INPUT("--format", name, "runs on the CUDA backend only (use --backend cuda)");
   if (where == backend::cuda && !e.info.cuda)
     DSPMV_BAD_INPUT("--format", name, "has no CUDA kernel (use --backend host)");
   if constexpr (std::is_same_v<V, float>)
-    return e.make_float(a, where);
+    return e.make_float(a, where, options);
   else
-    return e.make_double(a, where);
+    return e.make_double(a, where, options);
 }
 
 template <typename V>
-std::unique_ptr<local_operator<V>> make_operator(const std::string& name, device_csr<V>&& a) {
+std::unique_ptr<local_operator<V>> make_operator(const std::string& name, device_csr<V>&& a,
+                                                 const build_options& options) {
   const entry& e = find_entry(name);
   if (!e.info.cuda) DSPMV_BAD_INPUT("--format", name, "has no CUDA kernel (use --backend host)");
   const device_factory<V>& gpu = [&]() -> const device_factory<V>& {
@@ -289,39 +320,42 @@ std::unique_ptr<local_operator<V>> make_operator(const std::string& name, device
     else
       return e.make_device_double;
   }();
-  if (gpu) return gpu(std::move(a));
+  if (gpu) return gpu(std::move(a), options);
   // No GPU builder yet: the host builder on a downloaded copy (costs host memory for the block).
   csr_matrix<V, index_type> host = download_csr(a.view());
   a = {};
-  auto op = make_operator(name, host, backend::cuda);
+  auto op = make_operator(name, host, backend::cuda, options);
   return op;
 }
 
 template <typename V>
 std::unique_ptr<local_operator<V>> make_operator(const std::string& name, csr_matrix<V, index_type>&& a,
-                                                 backend where) {
+                                                 backend where, const build_options& options) {
   if (where == backend::cuda) {
     find_entry(name);  // an unknown name fails before the upload
     device_csr<V> d = upload_csr(a);
     a = {};
-    return make_operator(name, std::move(d));
+    return make_operator(name, std::move(d), options);
   }
   for (const auto& c : csr_kernels)
     if (name == c.name)
-      return make_format<csr::traits, V>(name, [&] { return csr::build(std::move(a), csr::csr_params{c.kernel, 0}); },
+      return make_format<csr::traits, V>(name, [&] { return csr::build(std::move(a), csr_params_for(c.kernel, options)); },
                                          where);
-  return make_operator(name, static_cast<const csr_matrix<V, index_type>&>(a), where);
+  return make_operator(name, static_cast<const csr_matrix<V, index_type>&>(a), where, options);
 }
 
 template std::unique_ptr<local_operator<float>> make_operator(const std::string&, const csr_matrix<float, index_type>&,
-                                                              backend);
+                                                              backend, const build_options&);
 template std::unique_ptr<local_operator<float>> make_operator(const std::string&, csr_matrix<float, index_type>&&,
-                                                              backend);
+                                                              backend, const build_options&);
 template std::unique_ptr<local_operator<double>> make_operator(const std::string&, csr_matrix<double, index_type>&&,
-                                                               backend);
-template std::unique_ptr<local_operator<float>> make_operator(const std::string&, device_csr<float>&&);
-template std::unique_ptr<local_operator<double>> make_operator(const std::string&, device_csr<double>&&);
+                                                               backend, const build_options&);
+template std::unique_ptr<local_operator<float>> make_operator(const std::string&, device_csr<float>&&,
+                                                              const build_options&);
+template std::unique_ptr<local_operator<double>> make_operator(const std::string&, device_csr<double>&&,
+                                                               const build_options&);
 template std::unique_ptr<local_operator<double>> make_operator(const std::string&,
-                                                               const csr_matrix<double, index_type>&, backend);
+                                                               const csr_matrix<double, index_type>&, backend,
+                                                               const build_options&);
 
 }  // namespace distspmv

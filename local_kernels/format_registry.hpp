@@ -17,6 +17,14 @@
 
 namespace distspmv {
 
+/// What a build may be asked beyond the format's own parameters.
+struct build_options {
+  /// Mixed precision (`--precision mixed`, in double): formats that can store their values in float
+  /// do so and multiply in double (the CSR family: csr_params::float_values; their stats().params
+  /// then say "float-values"); the others keep double values.
+  bool float_values = false;
+};
+
 /// One registered format variant.
 struct format_info {
   std::string name;
@@ -44,19 +52,21 @@ std::size_t estimate_build_bytes(const std::string& name, const row_statistics& 
 template <typename ValueType>
 std::unique_ptr<local_operator<ValueType>> make_operator(const std::string& name,
                                                          const csr_matrix<ValueType, index_type>& a,
-                                                         backend where);
+                                                         backend where, const build_options& options = {});
 
 /// The same, consuming `a`: the host CSR formats take its arrays over (no second copy of the
 /// block); on the CUDA backend the block is uploaded and freed before the GPU build.
 template <typename ValueType>
 std::unique_ptr<local_operator<ValueType>> make_operator(const std::string& name,
-                                                         csr_matrix<ValueType, index_type>&& a, backend where);
+                                                         csr_matrix<ValueType, index_type>&& a, backend where,
+                                                         const build_options& options = {});
 
 /// Builds `name` for the CUDA backend from a device CSR block, consuming it (DESIGN.md §11).
 /// Formats with a GPU builder (format_info::gpu_build) never copy the matrix to the host; the
 /// others are built on the host from a downloaded copy and uploaded, and their stats().params
 /// say "built on the host".
 template <typename ValueType>
-std::unique_ptr<local_operator<ValueType>> make_operator(const std::string& name, device_csr<ValueType>&& a);
+std::unique_ptr<local_operator<ValueType>> make_operator(const std::string& name, device_csr<ValueType>&& a,
+                                                         const build_options& options = {});
 
 }  // namespace distspmv

@@ -4,7 +4,9 @@
 //   col_idx  [nnz]       int32 local columns  sorted within a row
 //   values   [nnz]       none when every value is 1 (a pattern matrix: graphs' adjacency
 //                        matrices, Matrix Market "pattern" files): `pattern`, and the kernels
-//                        multiply by 1, reading 4 bytes per nonzero instead of 12 (8 in float)
+//                        multiply by 1, reading 4 bytes per nonzero instead of 12 (8 in float);
+//                        float in double where csr_params::float_values asks for mixed precision
+//                        (`values_f32`): x, y and the sums stay double, 8 bytes per nonzero
 //
 // Five CUDA kernels share these arrays (seeds 000, 001, 004 discuss the first three):
 //   scalar    one thread per row; good only for very short, even rows
@@ -59,7 +61,17 @@ struct csr_params {
   kernel algorithm = kernel::adaptive;
   /// vector kernel: threads per row (power of two <= 32); 0 picks from the mean row length.
   int threads_per_row = 0;
+  /// Mixed precision (`--precision mixed`): store the values rounded to float and multiply them
+  /// with x in the value type, so that x, y and every sum stay double. Only in double and where
+  /// the block is no pattern (which stores no values); a value beyond float's range is bad input.
+  bool float_values = false;
 };
+
+/// Whether a build with these parameters stores float values (csr_params::float_values).
+template <typename ValueType>
+constexpr bool stores_float_values(const csr_params& p, bool pattern) {
+  return p.float_values && sizeof(ValueType) > sizeof(float) && !pattern;
+}
 
 /// Owning CSR with the kernel's precomputed data.
 template <typename ValueType>
@@ -69,7 +81,9 @@ struct csr_format_matrix {
   offset_type nnz = 0;
   std::vector<offset_type> row_ptr;
   std::vector<index_type> col_idx;
-  std::vector<ValueType> values;  ///< empty where pattern
+  std::vector<ValueType> values;  ///< empty where pattern or values_f32
+  /// the values rounded to float where stores_float_values (mixed precision), else empty
+  std::vector<float> values_f32;
   /// every value is 1 (checked at build, nnz > 0): values are not stored
   bool pattern = false;
   /// adaptive: first row of each row block, plus rows at the end (empty for other kernels)
@@ -96,8 +110,9 @@ struct csr_view {
   global_index_type cols = 0;
   const offset_type* row_ptr = nullptr;
   const index_type* col_idx = nullptr;
-  const ValueType* values = nullptr;  ///< null where pattern
+  const ValueType* values = nullptr;  ///< null where pattern or values_f32
   bool pattern = false;               ///< every value is 1
+  const float* values_f32 = nullptr;  ///< the values in float (mixed precision), else null
   const index_type* row_blocks = nullptr;
   global_index_type n_row_blocks = 0;
   bool stream_matrix = false;
@@ -190,6 +205,19 @@ const std::vector<index_type>* gather_blocks(const csr_format_matrix<ValueType>&
   return nullptr;
 }
 
+/// Whether `v` rounds to a finite float: the test of float values (mixed precision) against
+/// overflow. A value already non-finite passes (it stays so in float; --allow-nonfinite decides).
+template <typename ValueType>
+constexpr bool fits_float(ValueType v) {
+  const bool finite = v - v == v - v;  // false for Inf and NaN
+  constexpr ValueType largest = ValueType(3.4028234663852886e38);  // FLT_MAX
+  return !finite || (v <= largest && v >= -largest);
+}
+
+/// bad_input for the first value beyond float's range, nonzero `k` of row `row` (both builders).
+[[noreturn]] void throw_float_overflow(const std::string& source, double value, offset_type k,
+                                       global_index_type row);
+
 /// Completes a build_row_plan whose `pattern` is set: stream_matrix from the mean gather span of
 /// gather_blocks(m) (in entries; pass 0 where it is null), then stats.stored_bytes (from rows and
 /// nnz, so also for a matrix whose CSR arrays live on the GPU) and stats.params.
@@ -213,8 +241,9 @@ struct traits {
     v.cols = m.cols;
     v.row_ptr = map(m.row_ptr);
     v.col_idx = map(m.col_idx);
-    v.values = m.pattern ? nullptr : map(m.values);
+    v.values = m.pattern || !m.values_f32.empty() ? nullptr : map(m.values);
     v.pattern = m.pattern;
+    v.values_f32 = m.values_f32.empty() ? nullptr : map(m.values_f32);
     v.row_blocks = map(m.row_blocks);
     v.n_row_blocks = m.row_blocks.empty() ? 0 : static_cast<global_index_type>(m.row_blocks.size()) - 1;
     v.stream_matrix = m.stream_matrix;

@@ -1,6 +1,8 @@
 // Builds the CSR kernels' data: the vector kernel's threads per row, the adaptive kernel's
 // row blocks (rows grouped so that each block's nonzeros fit the shared-memory stage), the merge
 // kernel's partition of the merge path into thread blocks and the split kernel's nonzero tiles.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -156,9 +158,11 @@ void finish_build(csr_format_matrix<V>& m, double mean_span) {
   m.stream_matrix = mean_span * sizeof(V) > stream_span_bytes;
   // Counted from rows and nnz rather than the vectors' sizes: the GPU builder's matrix has no
   // row_ptr, col_idx and values on the host (its arrays are the device CSR's).
+  const bool f32 = stores_float_values<V>(m.params, m.pattern);
+  const std::size_t value_bytes = m.pattern ? 0 : f32 ? sizeof(float) : sizeof(V);
   m.stats.stored_bytes = static_cast<std::size_t>(m.rows + 1) * sizeof(offset_type) +
                          static_cast<std::size_t>(m.nnz) * sizeof(index_type) +
-                         (m.pattern ? 0 : static_cast<std::size_t>(m.nnz) * sizeof(V)) +
+                         static_cast<std::size_t>(m.nnz) * value_bytes +
                          m.row_blocks.size() * sizeof(index_type) +
                          m.tile_rows.size() * sizeof(index_type) + m.tile_nnz.size() * sizeof(offset_type) +
                          m.tile_carry.size() * sizeof(V);
@@ -167,6 +171,7 @@ void finish_build(csr_format_matrix<V>& m, double mean_span) {
   m.stats.params = std::string("kernel=") + names[static_cast<int>(k)] +
                    (k == kernel::vector ? " T=" + std::to_string(m.params.threads_per_row) : "") +
                    (m.stream_matrix ? " streamed" : "") + (m.pattern ? " pattern" : "") +
+                   (f32 ? " float-values" : "") +
                    (k == kernel::merge ? " items/thread=" + std::to_string(merge_items_per_thread<V>) +
                                              " blocks=" + std::to_string(m.tile_carry.size())
                                        : "") +
@@ -180,10 +185,29 @@ csr_format_matrix<V> build(csr_matrix<V, index_type>&& a, const csr_params& para
   m.pattern = !a.values.empty() && std::all_of(a.values.begin(), a.values.end(), [](V v) { return v == V(1); });
   const std::vector<index_type>* blocks = gather_blocks(m);
   finish_build(m, blocks ? mean_gather_span(a.row_ptr, a.col_idx, *blocks) : 0.0);
+  if (stores_float_values<V>(m.params, m.pattern)) {
+    m.values_f32.resize(a.values.size());
+    for (std::size_t k = 0; k < a.values.size(); ++k) {
+      if (!fits_float(a.values[k])) {
+        const offset_type nz = static_cast<offset_type>(k);
+        const auto row = std::upper_bound(a.row_ptr.begin() + 1, a.row_ptr.end(), nz) - (a.row_ptr.begin() + 1);
+        throw_float_overflow("csr::build", static_cast<double>(a.values[k]), nz, row);
+      }
+      m.values_f32[k] = static_cast<float>(a.values[k]);
+    }
+    a.values = {};
+  }
   m.row_ptr = std::move(a.row_ptr);
   m.col_idx = std::move(a.col_idx);
-  if (!m.pattern) m.values = std::move(a.values);
+  if (!m.pattern && m.values_f32.empty()) m.values = std::move(a.values);
   return m;
+}
+
+void throw_float_overflow(const std::string& source, double value, offset_type k, global_index_type row) {
+  DSPMV_BAD_INPUT(source, "values",
+                  fmt::format("value {:g} (nonzero {} of row {}) is beyond float's range (+-3.4e38): mixed precision "
+                              "stores the values in float; run it with --precision double",
+                              value, k, row));
 }
 
 template <typename V>
@@ -198,7 +222,12 @@ csr_matrix<V, index_type> to_csr(const csr_format_matrix<V>& m) {
   a.cols = m.cols;
   a.row_ptr = m.row_ptr;
   a.col_idx = m.col_idx;
-  a.values = m.pattern ? std::vector<V>(static_cast<std::size_t>(m.nnz), V(1)) : m.values;
+  if (m.pattern)
+    a.values.assign(static_cast<std::size_t>(m.nnz), V(1));
+  else if (!m.values_f32.empty())
+    a.values.assign(m.values_f32.begin(), m.values_f32.end());
+  else
+    a.values = m.values;
   return a;
 }
 

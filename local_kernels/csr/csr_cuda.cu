@@ -49,17 +49,27 @@ template <bool Stream, typename T>
 __device__ __forceinline__ T load_matrix(const T* p) {
   if constexpr (Stream) return cache::stream_load(p); else return *p;
 }
-/// Nonzero k's value: 1 in a pattern CSR, which stores none (csr.hpp). The adaptive and split
-/// kernels are instantiated per Pattern, so that their other instantiations keep the registers
-/// they were tuned with; the others test a.pattern.
-template <bool Stream, bool Pattern, typename V>
+/// How a CSR stores its values (csr.hpp): in V, not at all (a pattern: every value is 1), or in
+/// float (mixed precision: x, y and the sums stay V).
+enum class values_kind { stored, ones, f32 };
+
+template <typename V>
+values_kind values_kind_of(const csr_view<V>& a) {
+  return a.pattern ? values_kind::ones : a.values_f32 ? values_kind::f32 : values_kind::stored;
+}
+
+/// Nonzero k's value in V. The adaptive and split kernels are instantiated per values_kind, so
+/// that the instantiation for stored values keeps the registers it was tuned with; the others test
+/// the view (value_of).
+template <bool Stream, values_kind Values, typename V>
 __device__ __forceinline__ V value_at(const csr_view<V>& a, offset_type k) {
-  if constexpr (Pattern) return V(1);
+  if constexpr (Values == values_kind::ones) return V(1);
+  else if constexpr (Values == values_kind::f32) return V(load_matrix<Stream>(a.values_f32 + k));
   else return load_matrix<Stream>(a.values + k);
 }
 template <typename V>
-__device__ __forceinline__ V value_or_one(const csr_view<V>& a, offset_type k) {
-  return a.pattern ? V(1) : a.values[k];
+__device__ __forceinline__ V value_of(const csr_view<V>& a, offset_type k) {
+  return a.pattern ? V(1) : a.values_f32 ? V(a.values_f32[k]) : a.values[k];
 }
 template <bool Stream, typename V>
 __device__ __forceinline__ void store_y(V* p, V v) {
@@ -71,7 +81,7 @@ __global__ void scalar_kernel(csr_view<V> a, V alpha, const V* __restrict__ x, V
   const global_index_type r = blockIdx.x * static_cast<global_index_type>(blockDim.x) + threadIdx.x;
   if (r >= a.rows) return;
   V sum = 0;
-  for (offset_type k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) sum += value_or_one(a, k) * __ldg(x + a.col_idx[k]);
+  for (offset_type k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) sum += value_of(a, k) * __ldg(x + a.col_idx[k]);
   y[r] = finish(alpha, sum, beta, y, r);
 }
 
@@ -83,7 +93,7 @@ __global__ void vector_kernel(csr_view<V> a, V alpha, const V* __restrict__ x, V
   if (r >= a.rows) return;  // whole sub-warps leave together (T divides 32)
   V sum = 0;
   const offset_type end = a.row_ptr[r + 1];
-  for (offset_type k = a.row_ptr[r] + lane; k < end; k += T) sum += value_or_one(a, k) * __ldg(x + a.col_idx[k]);
+  for (offset_type k = a.row_ptr[r] + lane; k < end; k += T) sum += value_of(a, k) * __ldg(x + a.col_idx[k]);
   const unsigned mask = T == 32 ? 0xffffffffu : ((1u << T) - 1u) << (threadIdx.x % 32 / T * T);
 #pragma unroll
   for (int off = T / 2; off > 0; off /= 2) sum += __shfl_down_sync(mask, sum, off, T);
@@ -177,7 +187,7 @@ __device__ __forceinline__ void sum_stage_rows(const V* stage, row_queues<Stage>
 // A block holding one row longer than the stage streams it with all threads instead.
 // Stream: the matrix entries and y carry evict-first hints, so that x keeps the L2 cache
 // (cache_hints.cuh; the builder sets csr_view::stream_matrix where x's gathers are far apart).
-template <typename V, bool Stream, bool Pattern>
+template <typename V, bool Stream, values_kind Values>
 __global__ void __launch_bounds__(block_threads) adaptive_kernel(csr_view<V> a, V alpha, const V* __restrict__ x, V beta,
                                                                  V* __restrict__ y) {
   __shared__ V stage[adaptive_stage];
@@ -196,7 +206,7 @@ __global__ void __launch_bounds__(block_threads) adaptive_kernel(csr_view<V> a, 
     for (int j = 0; j < per_thread; ++j) {
       const int i = threadIdx.x + j * block_threads;
       col[j] = i < n ? load_matrix<Stream>(a.col_idx + begin + i) : 0;
-      val[j] = i < n ? value_at<Stream, Pattern>(a, begin + i) : V(0);
+      val[j] = i < n ? value_at<Stream, Values>(a, begin + i) : V(0);
     }
     // This thread's first row's bounds, loaded with the stage's entries.
     offset_type begin0 = begin, end0 = begin;
@@ -229,9 +239,9 @@ __global__ void __launch_bounds__(block_threads) adaptive_kernel(csr_view<V> a, 
 #pragma unroll
       for (int j = 0; j < unroll; ++j) c[j] = load_matrix<Stream>(a.col_idx + k + j * block_threads);
 #pragma unroll
-      for (int j = 0; j < unroll; ++j) part[j] += value_at<Stream, Pattern>(a, k + j * block_threads) * __ldg(x + c[j]);
+      for (int j = 0; j < unroll; ++j) part[j] += value_at<Stream, Values>(a, k + j * block_threads) * __ldg(x + c[j]);
     }
-    for (; k < end; k += block_threads) part[0] += value_at<Stream, Pattern>(a, k) * __ldg(x + load_matrix<Stream>(a.col_idx + k));
+    for (; k < end; k += block_threads) part[0] += value_at<Stream, Values>(a, k) * __ldg(x + load_matrix<Stream>(a.col_idx + k));
     V sum = 0;
 #pragma unroll
     for (int j = 0; j < unroll; ++j) sum += part[j];
@@ -252,7 +262,7 @@ __global__ void __launch_bounds__(block_threads) adaptive_kernel(csr_view<V> a, 
 //             medium_row_lanes lanes up to medium_row entries, else for a whole warp
 //             (sum_queued_rows);
 //  3. a tile inside one row (no row ends in it) sums all its products with the whole block.
-template <typename V, bool Stream, bool Pattern>
+template <typename V, bool Stream, values_kind Values>
 __global__ void __launch_bounds__(split_block_threads, split_min_blocks<V, Stream>)
     split_kernel(csr_view<V> a, V alpha, const V* __restrict__ x, V beta, V* __restrict__ y) {
   constexpr int items = split_items_per_thread;
@@ -273,7 +283,7 @@ __global__ void __launch_bounds__(split_block_threads, split_min_blocks<V, Strea
   for (int j = 0; j < items; ++j) {
     const int i = t + j * split_block_threads;
     col[j] = i < n ? load_matrix<Stream>(a.col_idx + begin + i) : 0;
-    val[j] = i < n ? value_at<Stream, Pattern>(a, begin + i) : V(0);
+    val[j] = i < n ? value_at<Stream, Values>(a, begin + i) : V(0);
   }
 
   if (first == open) {  // 3. no row ends here: the whole tile belongs to the open row
@@ -362,7 +372,7 @@ __global__ void __launch_bounds__(merge_block_threads) merge_kernel(csr_view<V> 
     for (int q = 0; q < items; ++q) {
       const int i = t + q * merge_block_threads;
       col[q] = i < n_nz ? a.col_idx[first_nz + i] : 0;
-      val[q] = i < n_nz ? value_or_one(a, first_nz + i) : V(0);
+      val[q] = i < n_nz ? value_of(a, first_nz + i) : V(0);
       end[q] = i < n_rows ? a.row_ptr[first_row + i + 1] : 0;
     }
 #pragma unroll
@@ -453,16 +463,29 @@ __global__ void __launch_bounds__(block_threads) carry_fixup_kernel(csr_view<V> 
   if (a.tile_nnz[e] > a.row_ptr[row]) y[row] += alpha * carry;
 }
 
-/// Calls launch(stream_matrix, pattern) with both flags as compile-time constants
-/// (std::bool_constant), for the kernels instantiated per flag.
-template <typename Launch>
-void launch_by_flags(bool stream_matrix, bool pattern, Launch launch) {
-  using yes = std::true_type;
-  using no = std::false_type;
+template <values_kind K>
+using values_constant = std::integral_constant<values_kind, K>;
+
+/// Calls launch(stream_matrix, values) with both as compile-time constants (std::bool_constant,
+/// values_constant), for the kernels instantiated per flag. Float values occur only in double.
+template <typename V, typename Launch>
+void launch_by_flags(bool stream_matrix, values_kind values, Launch launch) {
+  auto with_values = [&](auto stream) {
+    if (values == values_kind::ones) {
+      launch(stream, values_constant<values_kind::ones>{});
+    } else if constexpr (sizeof(V) > sizeof(float)) {
+      if (values == values_kind::f32)
+        launch(stream, values_constant<values_kind::f32>{});
+      else
+        launch(stream, values_constant<values_kind::stored>{});
+    } else {
+      launch(stream, values_constant<values_kind::stored>{});
+    }
+  };
   if (stream_matrix)
-    pattern ? launch(yes{}, yes{}) : launch(yes{}, no{});
+    with_values(std::true_type{});
   else
-    pattern ? launch(no{}, yes{}) : launch(no{}, no{});
+    with_values(std::false_type{});
 }
 
 unsigned grid_for(global_index_type threads) {
@@ -490,8 +513,8 @@ void spmv_cuda(const csr_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_str
       break;
     }
     case kernel::adaptive:
-      launch_by_flags(a.stream_matrix, a.pattern, [&](auto stream_matrix, auto pattern) {
-        adaptive_kernel<V, stream_matrix(), pattern()>
+      launch_by_flags<V>(a.stream_matrix, values_kind_of(a), [&](auto stream_matrix, auto values) {
+        adaptive_kernel<V, stream_matrix(), values()>
             <<<static_cast<unsigned>(a.n_row_blocks), block_threads, 0, stream>>>(a, alpha, x, beta, y);
       });
       break;
@@ -500,8 +523,8 @@ void spmv_cuda(const csr_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_str
       if (a.algorithm == kernel::merge)
         merge_kernel<<<static_cast<unsigned>(a.n_tiles), merge_block_threads, 0, stream>>>(a, alpha, x, beta, y);
       else
-        launch_by_flags(a.stream_matrix, a.pattern, [&](auto stream_matrix, auto pattern) {
-          split_kernel<V, stream_matrix(), pattern()>
+        launch_by_flags<V>(a.stream_matrix, values_kind_of(a), [&](auto stream_matrix, auto values) {
+          split_kernel<V, stream_matrix(), values()>
               <<<static_cast<unsigned>(a.n_tiles), split_block_threads, 0, stream>>>(a, alpha, x, beta, y);
         });
       DSPMV_CUDA_CHECK_LAUNCH(stream);

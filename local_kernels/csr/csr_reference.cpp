@@ -6,14 +6,15 @@ namespace {
 
 // One row: accumulate in the value type (what every GPU kernel does too), then scale. beta == 0
 // must overwrite y, NaN or not, so it is a separate branch rather than beta * y. No values: every
-// value is 1 (a pattern CSR).
-template <typename V, typename I>
-void spmv_rows(global_index_type rows, const offset_type* row_ptr, const I* col_idx, const V* values, V alpha,
+// value is 1 (a pattern CSR). Values W of another type (float in double: mixed precision) are
+// converted to V before the product, as the kernels do.
+template <typename V, typename I, typename W>
+void spmv_rows(global_index_type rows, const offset_type* row_ptr, const I* col_idx, const W* values, V alpha,
                const V* x, V beta, V* y) {
 #pragma omp parallel for schedule(dynamic, 1024) if (rows > 20000)
   for (global_index_type r = 0; r < rows; ++r) {
     V sum = 0;
-    for (offset_type k = row_ptr[r]; k < row_ptr[r + 1]; ++k) sum += (values ? values[k] : V(1)) * x[col_idx[k]];
+    for (offset_type k = row_ptr[r]; k < row_ptr[r + 1]; ++k) sum += (values ? V(values[k]) : V(1)) * x[col_idx[k]];
     y[r] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[r];
   }
 }
@@ -22,7 +23,10 @@ void spmv_rows(global_index_type rows, const offset_type* row_ptr, const I* col_
 
 template <typename V>
 void spmv_reference(const csr_view<V>& a, V alpha, const V* x, V beta, V* y) {
-  spmv_rows(a.rows, a.row_ptr, a.col_idx, a.values, alpha, x, beta, y);
+  if (a.values_f32)
+    spmv_rows(a.rows, a.row_ptr, a.col_idx, a.values_f32, alpha, x, beta, y);
+  else
+    spmv_rows(a.rows, a.row_ptr, a.col_idx, a.values, alpha, x, beta, y);
 }
 
 template <typename V, typename I>

@@ -26,11 +26,12 @@ using CsrBuildCuda = test::cuda_test;
 using CusparseFromDevice = CsrBuildCuda;
 
 template <typename V>
-void check_build(const test::named_matrix& nm, csr::kernel k) {
+void check_build(const test::named_matrix& nm, csr::kernel k, bool float_values = false) {
   static const char* names[] = {"scalar", "vector", "adaptive", "merge", "split"};
-  SCOPED_TRACE(nm.name + " kernel=" + names[static_cast<int>(k)] + (sizeof(V) == 4 ? " float" : " double"));
+  SCOPED_TRACE(nm.name + " kernel=" + names[static_cast<int>(k)] + (sizeof(V) == 4 ? " float" : " double") +
+               (float_values ? " float values" : ""));
   const auto a = convert_csr<V, index_type>(nm.a);
-  const csr::csr_params params{k, 0};
+  const csr::csr_params params{k, 0, float_values};
   const csr::csr_format_matrix<V> host = csr::build(a, params);
   const csr::csr_view<V> h = csr::traits::view_of(host, [](const auto& vec) { return vec.data(); });
 
@@ -47,6 +48,7 @@ void check_build(const test::named_matrix& nm, csr::kernel k) {
   test::expect_bitwise(host.row_ptr, d.row_ptr, "row_ptr");
   test::expect_bitwise(host.col_idx, d.col_idx, "col_idx");
   test::expect_bitwise(host.values, d.values, "values");
+  test::expect_bitwise(host.values_f32, d.values_f32, "values_f32");
   test::expect_bitwise(host.row_blocks, d.row_blocks, "row_blocks");
   test::expect_bitwise(host.tile_rows, d.tile_rows, "tile_rows");
   test::expect_bitwise(host.tile_nnz, d.tile_nnz, "tile_nnz");
@@ -65,6 +67,26 @@ TEST_F(CsrBuildCuda, EveryKernelsArraysEqualTheHostBuildBitwise) {
       check_build<float>(m, k);
       check_build<double>(m, k);
     }
+  }
+}
+
+TEST_F(CsrBuildCuda, FloatValuesEqualTheHostBuildBitwise) {
+  for (const auto& m : test::builder_matrices()) {
+    for (const csr::kernel k : {csr::kernel::adaptive, csr::kernel::merge, csr::kernel::split}) {
+      check_build<double>(m, k, /*float_values=*/true);
+      check_build<float>(m, k, /*float_values=*/true);  // no effect in float
+    }
+  }
+}
+
+TEST_F(CsrBuildCuda, FloatValuesBeyondFloatsRangeAreBadInput) {
+  auto a = test::random_csr(3000, 3000, 1, 9, 23);
+  a.values[a.row_ptr[2500]] = 5e38;  // row 2500's first entry
+  try {
+    csr::build_cuda(upload_csr(a), csr::csr_params{csr::kernel::split, 0, true});
+    ADD_FAILURE() << "no bad_input for 5e38 in float";
+  } catch (const bad_input& e) {
+    EXPECT_NE(std::string(e.what()).find("of row 2500"), std::string::npos) << e.what();
   }
 }
 

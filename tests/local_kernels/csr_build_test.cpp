@@ -1,7 +1,9 @@
 // The CSR kernels' build-time decisions (host; the kernels themselves are checked on the GPU by
-// formats_test): the gather span, the choice to stream the matrix past the L2 cache, and pattern
-// storage (no values where every value is 1).
+// formats_test): the gather span, the choice to stream the matrix past the L2 cache, pattern
+// storage (no values where every value is 1) and float values (mixed precision).
 #include <gtest/gtest.h>
+
+#include <limits>
 
 #include "local_kernels/csr/csr.hpp"
 #include "tests/support/test_matrices.hpp"
@@ -79,6 +81,66 @@ TEST(CsrPattern, OneValueOtherThanOneKeepsTheValues) {
   a.values[a.values.size() / 2] = 2.0;
   EXPECT_FALSE(csr::build(a, csr::csr_params{}).pattern);
   EXPECT_FALSE(csr::build(csr_matrix<double, index_type>(edge_case("zero_rows")), csr::csr_params{}).pattern);
+}
+
+csr::csr_params float_values_params(csr::kernel k) {
+  csr::csr_params p;
+  p.algorithm = k;
+  p.float_values = true;
+  return p;
+}
+
+TEST(CsrFloatValues, StoresTheValuesRoundedToFloatAndMultipliesInDouble) {
+  const auto& a = edge_case("power_law");
+  for (const auto k :
+       {csr::kernel::scalar, csr::kernel::vector, csr::kernel::adaptive, csr::kernel::merge, csr::kernel::split}) {
+    const auto m = csr::build(a, float_values_params(k));
+    ASSERT_EQ(m.values_f32.size(), a.values.size());
+    EXPECT_TRUE(m.values.empty());
+    EXPECT_NE(m.stats.params.find("float-values"), std::string::npos) << m.stats.params;
+    EXPECT_EQ(m.stats.stored_bytes, csr::build(a, csr::csr_params{k, 0}).stats.stored_bytes - 4 * a.values.size());
+    // The oracle on the rounded values, in double: the same sums in the same order.
+    auto rounded = a;
+    for (auto& v : rounded.values) v = static_cast<double>(static_cast<float>(v));
+    EXPECT_EQ(csr::to_csr(m).values, rounded.values);
+    const auto v = csr::traits::view_of(m, [](const auto& vec) { return vec.data(); });
+    EXPECT_EQ(v.values, nullptr);
+    EXPECT_NE(v.values_f32, nullptr);
+    std::vector<double> x(static_cast<std::size_t>(a.cols)), y(static_cast<std::size_t>(a.rows), 2.0), want = y;
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = 1.0 / static_cast<double>(i + 3);  // not exact in float
+    csr::spmv_reference(v, 1.5, x.data(), -0.5, y.data());
+    csr::spmv_host(rounded, 1.5, x.data(), -0.5, want.data());
+    EXPECT_EQ(y, want);
+  }
+}
+
+TEST(CsrFloatValues, FloatMatricesAndPatternsAreUnchanged) {
+  const auto f = csr::build(convert_csr<float, index_type>(edge_case("power_law")), float_values_params(csr::kernel::split));
+  EXPECT_TRUE(f.values_f32.empty());
+  EXPECT_FALSE(f.values.empty());
+  const auto p = csr::build(edge_case("pattern_power_law"), float_values_params(csr::kernel::split));
+  EXPECT_TRUE(p.pattern);
+  EXPECT_TRUE(p.values_f32.empty());
+  EXPECT_EQ(p.stats.params.find("float-values"), std::string::npos);
+}
+
+TEST(CsrFloatValues, AValueBeyondFloatsRangeIsBadInputNamingIt) {
+  auto a = edge_case("odd_999");
+  const offset_type k = a.row_ptr[500];  // every row of odd_999 has an entry
+  a.values[static_cast<std::size_t>(k)] = -1e39;
+  try {
+    csr::build(a, float_values_params(csr::kernel::adaptive));
+    FAIL() << "no bad_input";
+  } catch (const bad_input& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("of row 500"), std::string::npos) << what;
+    EXPECT_NE(what.find("-1e+39"), std::string::npos) << what;
+    EXPECT_NE(what.find("--precision double"), std::string::npos) << what;
+  }
+  // Infinity stays infinity in float: --allow-nonfinite decides about it, not the narrowing.
+  a.values[static_cast<std::size_t>(k)] = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(csr::build(a, float_values_params(csr::kernel::adaptive)).values_f32[static_cast<std::size_t>(k)],
+            std::numeric_limits<float>::infinity());
 }
 
 }  // namespace

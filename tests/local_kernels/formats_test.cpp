@@ -6,6 +6,7 @@
 // which no correct summation order can exceed, and a wrong index or a lost entry does.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -21,7 +22,8 @@ namespace distspmv {
 namespace {
 
 struct case_result : test::bound_check {
-  std::string refused;  // non-empty when the format declined to build this matrix
+  std::string refused;        // non-empty when the format declined to build this matrix
+  bool float_values = false;  // mixed precision: the operator stored its values in float
 };
 
 /// How an operator is made: on the host, on the host and uploaded, or on the GPU from a device
@@ -33,10 +35,11 @@ const char* to_string(build_path p) {
 }
 
 /// Runs `format` on `a` (converted to V) with random alpha, beta, x, y and compares with the
-/// double oracle. beta == 0 runs with y poisoned by NaN.
+/// double oracle. beta == 0 runs with y poisoned by NaN. `mixed` asks for float values
+/// (build_options); where the operator stores them, the oracle's values are rounded to float too.
 template <typename V>
 case_result run_case(const std::string& format, const csr_matrix<double, index_type>& a, build_path path,
-                     bool beta_zero, std::uint64_t seed) {
+                     bool beta_zero, std::uint64_t seed, bool mixed = false) {
   const backend where = path == build_path::host ? backend::host : backend::cuda;
   const auto av = convert_csr<V, index_type>(a);
   std::mt19937_64 rng(seed);
@@ -49,7 +52,9 @@ case_result run_case(const std::string& format, const csr_matrix<double, index_t
 
   std::unique_ptr<local_operator<V>> op;
   try {
-    op = path == build_path::cuda_gpu_build ? make_operator<V>(format, upload_csr(av)) : make_operator<V>(format, av, where);
+    const build_options options{mixed};
+    op = path == build_path::cuda_gpu_build ? make_operator<V>(format, upload_csr(av), options)
+                                            : make_operator<V>(format, av, where, options);
   } catch (const bad_input& e) {
     // A format may refuse a matrix it cannot store sensibly (HDIA with many diagonals, ELL-G with
     // huge padding); refusing is correct behaviour, computing a wrong y is not.
@@ -69,14 +74,18 @@ case_result run_case(const std::string& format, const csr_matrix<double, index_t
     copy_to_host(y.data(), dy, y.size() * sizeof(V));
   }
 
-  // Oracle in double on the V-rounded inputs.
-  const auto ad = convert_csr<double, index_type>(av);
+  // Oracle in double on the V-rounded inputs (values in float where the operator stores them so).
+  const bool float_values = mixed && op->stats().params.find("float-values") != std::string::npos;
+  auto ad = convert_csr<double, index_type>(av);
+  if (float_values)
+    for (auto& v : ad.values) v = static_cast<double>(static_cast<float>(v));
   std::vector<double> xd(x.begin(), x.end()), yd(y0.begin(), y0.end());
   if (beta_zero) std::fill(yd.begin(), yd.end(), 0.0);
   std::vector<double> ref = yd;
   csr::spmv_host(ad, static_cast<double>(alpha), xd.data(), static_cast<double>(beta), ref.data());
 
   case_result res;
+  res.float_values = float_values;
   static_cast<test::bound_check&>(res) = test::check_rows_against_bound(
       ad, static_cast<double>(alpha), xd, static_cast<double>(beta), yd, std::vector<double>(y.begin(), y.end()), ref,
       std::numeric_limits<V>::epsilon());
@@ -117,7 +126,22 @@ class FormatTest : public ::testing::TestWithParam<std::tuple<std::string, build
       EXPECT_FALSE(f.nan) << format << " float on " << m.name << ": NaN in row " << f.worst_row;
       EXPECT_LE(f.max_violation, 1.0) << format << " float on " << m.name << ", worst row " << f.worst_row
                                       << (beta_zero ? " (beta = 0)" : "");
+      // Mixed precision: double x, y and sums, the values in float where the format can (the
+      // CSR kernels; a pattern stores no values), checked at double's bound on those values.
+      const auto mx = run_case<double>(format, m.a, where, beta_zero, seed + 13, /*mixed=*/true);
+      EXPECT_FALSE(mx.nan) << format << " mixed on " << m.name << ": NaN in row " << mx.worst_row;
+      EXPECT_LE(mx.max_violation, 1.0) << format << " mixed on " << m.name << ", worst row " << mx.worst_row
+                                       << (beta_zero ? " (beta = 0)" : "");
+      if (mx.refused.empty() && stores_float_values(format) && m.a.nnz() > 0 && !all_ones(m.a))
+        EXPECT_TRUE(mx.float_values) << format << " mixed on " << m.name << " kept double values";
     }
+  }
+  /// The formats that store float values in mixed precision: the CSR kernels.
+  static bool stores_float_values(const std::string& format) {
+    return format == "csr" || format.rfind("csr-", 0) == 0;
+  }
+  static bool all_ones(const csr_matrix<double, index_type>& a) {
+    return std::all_of(a.values.begin(), a.values.end(), [](double v) { return v == 1.0; });
   }
 };
 
