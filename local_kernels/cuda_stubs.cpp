@@ -7,6 +7,7 @@
 #include "local_kernels/device_csr.hpp"
 #include "local_kernels/device_storage.hpp"
 #include "local_kernels/device_timing.hpp"
+#include "local_kernels/float_values.hpp"
 #include "local_kernels/format_selector.hpp"
 #include "local_kernels/ellr/ellr.hpp"
 #include "local_kernels/hdia/hdia.hpp"
@@ -34,6 +35,13 @@ int cuda_device_count() { return 0; }
 void copy_to_host(void*, const void*, std::size_t) { DSPMV_NOT_COMPILED("CUDA"); }
 void copy_to_device(void*, const void*, std::size_t) { DSPMV_NOT_COMPILED("CUDA"); }
 void device_synchronize() { DSPMV_NOT_COMPILED("CUDA"); }
+
+// ---- float_values ----
+template <typename V>
+void check_fits_float(const device_csr_view<V>&, const std::string&) { DSPMV_NOT_COMPILED("CUDA"); }
+template void check_fits_float(const device_csr_view<float>&, const std::string&);
+template void check_fits_float(const device_csr_view<double>&, const std::string&);
+const float* narrow_in_place(double*, offset_type) { DSPMV_NOT_COMPILED("CUDA"); }
 
 // ---- device_csr ----
 template <typename V>

@@ -103,6 +103,12 @@ csr::csr_params csr_params_for(csr::kernel k, const build_options& o) {
   return p;
 }
 
+hdia::hdia_params hdia_params_for(const build_options& o) {
+  hdia::hdia_params p;
+  p.float_values = o.float_values;
+  return p;
+}
+
 const std::vector<entry>& table() {
   static const std::vector<entry> entries = [] {
     std::vector<entry> t;
@@ -187,14 +193,14 @@ const std::vector<entry>& table() {
     t.push_back(make_entry({"ell-g", "hll", true, true, "ELLPACK + row lengths (one hack); refuses > 32x padding"},
                            hll_variant("ell-g", 0, 0), hll_device("ell-g", 0, 0)));
     t.push_back(make_entry({"hdia", "dia", true, true, "hacked DIA, 32-row hacks; refuses matrices without few diagonals"},
-                           [](const auto& a, backend b) {
+                           [](const auto& a, backend b, const build_options& o) {
                              using V = typename std::decay_t<decltype(a)>::value_type;
-                             return make_format<hdia::traits, V>("hdia", [&] { return hdia::build(a, hdia::hdia_params{}); }, b);
+                             return make_format<hdia::traits, V>("hdia", [&] { return hdia::build(a, hdia_params_for(o)); }, b);
                            },
-                           [](auto&& a) {
+                           [](auto&& a, const build_options& o) {
                              using V = typename std::decay_t<decltype(a)>::value_type;
-                             return make_device_format<hdia::traits, V>("hdia", std::move(a), [](device_csr<V>&& d) {
-                               return hdia::build_cuda(std::move(d), hdia::hdia_params{});
+                             return make_device_format<hdia::traits, V>("hdia", std::move(a), [&](device_csr<V>&& d) {
+                               return hdia::build_cuda(std::move(d), hdia_params_for(o));
                              });
                            }));
     // ---- IPCSR (seed 004) ----

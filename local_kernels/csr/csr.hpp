@@ -205,19 +205,6 @@ const std::vector<index_type>* gather_blocks(const csr_format_matrix<ValueType>&
   return nullptr;
 }
 
-/// Whether `v` rounds to a finite float: the test of float values (mixed precision) against
-/// overflow. A value already non-finite passes (it stays so in float; --allow-nonfinite decides).
-template <typename ValueType>
-constexpr bool fits_float(ValueType v) {
-  const bool finite = v - v == v - v;  // false for Inf and NaN
-  constexpr ValueType largest = ValueType(3.4028234663852886e38);  // FLT_MAX
-  return !finite || (v <= largest && v >= -largest);
-}
-
-/// bad_input for the first value beyond float's range, nonzero `k` of row `row` (both builders).
-[[noreturn]] void throw_float_overflow(const std::string& source, double value, offset_type k,
-                                       global_index_type row);
-
 /// Completes a build_row_plan whose `pattern` is set: stream_matrix from the mean gather span of
 /// gather_blocks(m) (in entries; pass 0 where it is null), then stats.stored_bytes (from rows and
 /// nnz, so also for a matrix whose CSR arrays live on the GPU) and stats.params.

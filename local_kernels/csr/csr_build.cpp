@@ -1,8 +1,6 @@
 // Builds the CSR kernels' data: the vector kernel's threads per row, the adaptive kernel's
 // row blocks (rows grouped so that each block's nonzeros fit the shared-memory stage), the merge
 // kernel's partition of the merge path into thread blocks and the split kernel's nonzero tiles.
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -10,6 +8,7 @@
 
 #include "local_kernels/csr/csr.hpp"
 #include "local_kernels/csr/merge_path.hpp"
+#include "local_kernels/float_values.hpp"
 
 namespace distspmv::csr {
 
@@ -186,28 +185,14 @@ csr_format_matrix<V> build(csr_matrix<V, index_type>&& a, const csr_params& para
   const std::vector<index_type>* blocks = gather_blocks(m);
   finish_build(m, blocks ? mean_gather_span(a.row_ptr, a.col_idx, *blocks) : 0.0);
   if (stores_float_values<V>(m.params, m.pattern)) {
-    m.values_f32.resize(a.values.size());
-    for (std::size_t k = 0; k < a.values.size(); ++k) {
-      if (!fits_float(a.values[k])) {
-        const offset_type nz = static_cast<offset_type>(k);
-        const auto row = std::upper_bound(a.row_ptr.begin() + 1, a.row_ptr.end(), nz) - (a.row_ptr.begin() + 1);
-        throw_float_overflow("csr::build", static_cast<double>(a.values[k]), nz, row);
-      }
-      m.values_f32[k] = static_cast<float>(a.values[k]);
-    }
+    check_fits_float(a, "csr::build");
+    m.values_f32.assign(a.values.begin(), a.values.end());
     a.values = {};
   }
   m.row_ptr = std::move(a.row_ptr);
   m.col_idx = std::move(a.col_idx);
   if (!m.pattern && m.values_f32.empty()) m.values = std::move(a.values);
   return m;
-}
-
-void throw_float_overflow(const std::string& source, double value, offset_type k, global_index_type row) {
-  DSPMV_BAD_INPUT(source, "values",
-                  fmt::format("value {:g} (nonzero {} of row {}) is beyond float's range (+-3.4e38): mixed precision "
-                              "stores the values in float; run it with --precision double",
-                              value, k, row));
 }
 
 template <typename V>

@@ -8,16 +8,14 @@
 //     is 1 (pattern, thrust::all_of) and each gather block's smallest and largest column (CUB
 //     segmented reductions) for mean_gather_span. A pattern block's values stay allocated with
 //     its other arrays (they came in one storage), but the kernels never read them;
-//   - float values (mixed precision) are narrowed in place, chunk by chunk, into the first half
-//     of the values' memory; the second half stays allocated with the block.
+//   - float values (mixed precision) are rounded in place into the first half of the values'
+//     memory (float_values.hpp); the second half stays allocated with the block.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cub/device/device_segmented_reduce.cuh>
 #include <thrust/execution_policy.h>
-#include <thrust/find.h>
 #include <thrust/logical.h>
-#include <thrust/transform.h>
 #include <functional>
 #include <limits>
 #include <string>
@@ -26,6 +24,7 @@
 
 #include "common/cuda_check.hpp"
 #include "local_kernels/csr/csr.hpp"
+#include "local_kernels/float_values.hpp"
 
 namespace distspmv::csr {
 namespace {
@@ -60,43 +59,6 @@ struct is_one {
 template <typename V>
 bool all_values_one(const device_csr_view<V>& a) {
   return a.nnz > 0 && thrust::all_of(thrust::device, a.values, a.values + a.nnz, is_one<V>{});
-}
-
-/// Chunk of narrow_values_in_place: 16 M values, a 64 MB float scratch.
-constexpr offset_type narrow_chunk = offset_type{1} << 24;
-
-template <typename V>
-struct to_float {
-  __host__ __device__ float operator()(V v) const { return static_cast<float>(v); }
-};
-template <typename V>
-struct beyond_float {
-  __host__ __device__ bool operator()(V v) const { return !fits_float(v); }
-};
-
-/// Rounds the nnz values to float into the first half of their own memory and returns it; bad
-/// input naming the first value beyond float's range. Chunk c's floats land on bytes whose
-/// doubles are all below chunk c's end, already read into the scratch, so going in order is safe.
-template <typename V>
-const float* narrow_values_in_place(V* values, offset_type nnz, const std::vector<offset_type>& row_ptr,
-                                    device_storage& scratch) {
-  static_assert(sizeof(V) >= 2 * sizeof(float), "narrowing in place needs V twice the size of float");
-  const V* bad = thrust::find_if(thrust::device, values, values + nnz, beyond_float<V>{});
-  if (bad != values + nnz) {
-    const offset_type k = bad - values;
-    const auto row = std::upper_bound(row_ptr.begin() + 1, row_ptr.end(), k) - (row_ptr.begin() + 1);
-    throw_float_overflow("csr::build_cuda", static_cast<double>(download_array(bad, 1)[0]), k, row);
-  }
-  auto* out = reinterpret_cast<float*>(values);
-  auto* chunk = static_cast<float*>(scratch.allocate_bytes(
-      static_cast<std::size_t>(std::max<offset_type>(1, std::min(nnz, narrow_chunk))) * sizeof(float)));
-  for (offset_type begin = 0; begin < nnz; begin += narrow_chunk) {
-    const offset_type n = std::min(narrow_chunk, nnz - begin);
-    thrust::transform(thrust::device, values + begin, values + begin + n, chunk, to_float<V>{});
-    DSPMV_CUDA_CHECK(cudaMemcpy(out + begin, chunk, static_cast<std::size_t>(n) * sizeof(float),
-                                cudaMemcpyDeviceToDevice));
-  }
-  return out;
 }
 
 /// The row pointer on the host, checked as validate_csr checks it (the partitions rely on it
@@ -196,7 +158,8 @@ device_built<csr_view<V>> build_cuda(device_csr<V>&& a, const csr_params& params
   built.view.values = m.pattern ? nullptr : a.values;
   if constexpr (sizeof(V) > sizeof(float)) {
     if (stores_float_values<V>(m.params, m.pattern)) {
-      built.view.values_f32 = narrow_values_in_place(a.values, a.nnz, row_ptr, scratch);
+      check_fits_float(d, "csr::build_cuda");
+      built.view.values_f32 = narrow_in_place(a.values, a.nnz);
       built.view.values = nullptr;
     }
   }

@@ -18,7 +18,8 @@
 //   * hack_offsets[h + 1] - hack_offsets[h] = number of distinct diagonals of hack h; offsets in
 //     diag_offsets are strictly ascending within a hack, so a row's entries come out in column
 //     order (the same summation order as CSR).
-//   * values has hack_offsets.back() * H entries; every slot that holds no entry of A is 0.
+//   * values has hack_offsets.back() * H entries; every slot that holds no entry of A is 0. In
+//     mixed precision (hdia_params::float_values) values_f32 holds them rounded to float instead.
 //   * Stored zeros cannot be told from entries: to_csr drops them, so an explicit zero of A that
 //     lies on a diagonal does not survive the round trip (DIA's usual limit).
 //   * SpMV skips columns outside [0, cols) (rows at the top/bottom of a diagonal), and otherwise
@@ -50,7 +51,17 @@ struct hdia_params {
   /// Refuse when the slots of the matrix's rows exceed this many times nnz (the last hack's rows
   /// past the end are not counted).
   double max_padding_ratio = 3.0;
+  /// Mixed precision (`--precision mixed`): store the values rounded to float and multiply them
+  /// with x in the value type (double x, y and sums); only in double. A value beyond float's
+  /// range is bad input (float_values.hpp).
+  bool float_values = false;
 };
+
+/// Whether a build with these parameters stores float values (hdia_params::float_values).
+template <typename ValueType>
+constexpr bool stores_float_values(const hdia_params& p) {
+  return p.float_values && sizeof(ValueType) > sizeof(float);
+}
 
 /// Owning host HDIA.
 template <typename ValueType>
@@ -61,7 +72,8 @@ struct hdia_matrix {
   index_type hack_size = 32;
   std::vector<offset_type> hack_offsets;  ///< [hacks + 1] first diagonal of each hack
   std::vector<index_type> diag_offsets;   ///< [hack_offsets.back()] col - row of each diagonal
-  std::vector<ValueType> values;          ///< [hack_offsets.back() * H]
+  std::vector<ValueType> values;          ///< [hack_offsets.back() * H]; empty where values_f32
+  std::vector<float> values_f32;          ///< the same rounded to float where stores_float_values
   hdia_params params;
   format_stats stats;
 };
@@ -74,7 +86,8 @@ struct hdia_view {
   index_type hack_size = 32;
   const offset_type* hack_offsets = nullptr;
   const index_type* diag_offsets = nullptr;
-  const ValueType* values = nullptr;
+  const ValueType* values = nullptr;  ///< null where values_f32
+  const float* values_f32 = nullptr;  ///< the values in float (mixed precision), else null
 };
 
 /// Builds HDIA from CSR (deterministic, the input is only read). Throws bad_input for invalid
@@ -119,7 +132,7 @@ void check_hack(global_index_type h, offset_type diagonals, global_index_type ro
                 const hdia_params& params, offset_type& slots_in_rows,
                 const std::function<std::size_t()>& distinct_so_far, const char* source);
 format_stats hdia_stats(const std::vector<offset_type>& hack_offsets, global_index_type rows, offset_type nnz,
-                        global_index_type H, std::size_t value_bytes);
+                        global_index_type H, std::size_t value_bytes, bool float_values);
 }  // namespace detail
 
 /// Traits for format_operator.
@@ -137,7 +150,8 @@ struct traits {
     v.hack_size = m.hack_size;
     v.hack_offsets = map(m.hack_offsets);
     v.diag_offsets = map(m.diag_offsets);
-    v.values = map(m.values);
+    v.values = m.values_f32.empty() ? map(m.values) : nullptr;
+    v.values_f32 = m.values_f32.empty() ? nullptr : map(m.values_f32);
     return v;
   }
 };

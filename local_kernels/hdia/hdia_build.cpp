@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "local_kernels/float_values.hpp"
 #include "local_kernels/hdia/hdia.hpp"
 
 namespace distspmv::hdia {
@@ -80,7 +81,7 @@ void check_hack(global_index_type h, offset_type diagonals, global_index_type ro
 }
 
 format_stats hdia_stats(const std::vector<offset_type>& hack_offsets, global_index_type rows, offset_type nnz,
-                        global_index_type H, std::size_t value_bytes) {
+                        global_index_type H, std::size_t value_bytes, bool float_values) {
   format_stats stats;
   const offset_type diagonals = hack_offsets.back();
   const offset_type slots = diagonals * H;
@@ -97,7 +98,8 @@ format_stats hdia_stats(const std::vector<offset_type>& hack_offsets, global_ind
   offset_type most = 0;
   for (std::size_t h = 0; h + 1 < hack_offsets.size(); ++h)
     most = std::max(most, hack_offsets[h + 1] - hack_offsets[h]);
-  stats.params = "H=" + std::to_string(H) + " max_diagonals_in_a_hack=" + std::to_string(most);
+  stats.params = "H=" + std::to_string(H) + " max_diagonals_in_a_hack=" + std::to_string(most) +
+                 (float_values ? " float-values" : "");
   return stats;
 }
 
@@ -107,6 +109,7 @@ template <typename V>
 hdia_matrix<V> build(const csr_matrix<V, index_type>& a, const hdia_params& params) {
   validate_csr(a, source, /*allow_nonfinite=*/true);
   detail::check_params(a.rows, params, source);
+  if (stores_float_values<V>(params)) check_fits_float(a, source);
 
   hdia_matrix<V> m;
   m.rows = a.rows;
@@ -148,7 +151,12 @@ hdia_matrix<V> build(const csr_matrix<V, index_type>& a, const hdia_params& para
     }
   }
 
-  m.stats = detail::hdia_stats(m.hack_offsets, m.rows, m.nnz, H, sizeof(V));
+  const bool f32 = stores_float_values<V>(params);
+  if (f32) {
+    m.values_f32.assign(m.values.begin(), m.values.end());
+    m.values = {};
+  }
+  m.stats = detail::hdia_stats(m.hack_offsets, m.rows, m.nnz, H, f32 ? sizeof(float) : sizeof(V), f32);
   return m;
 }
 
@@ -185,7 +193,8 @@ csr_matrix<V, index_type> to_csr(const hdia_matrix<V>& m) {
     const global_index_type h = r / H;
     for (offset_type d = m.hack_offsets[h]; d < m.hack_offsets[h + 1]; ++d) {
       const global_index_type c = r + m.diag_offsets[d];
-      const V v = m.values[d * H + (r - h * H)];
+      const offset_type slot = d * H + (r - h * H);
+      const V v = m.values_f32.empty() ? m.values[slot] : static_cast<V>(m.values_f32[slot]);
       if (c >= 0 && c < m.cols && v != V(0)) {
         a.col_idx.push_back(static_cast<index_type>(c));
         a.values.push_back(v);

@@ -25,9 +25,11 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "common/cuda_check.hpp"
+#include "local_kernels/float_values.hpp"
 #include "local_kernels/hdia/hdia.hpp"
 
 namespace distspmv::hdia {
@@ -184,14 +186,14 @@ __global__ void __launch_bounds__(hack_threads)
 }
 
 /// For hacks [0, hacks): writes each hack's diagonals, ascending, to diag_offsets from
-/// hack_offsets[h], and (values != nullptr) scatters its nonzeros into the zeroed values.
-/// The set and a list of the hack's keys share the block's workspace.
-template <typename V>
+/// hack_offsets[h], and (values != nullptr) scatters its nonzeros into the zeroed values, as W
+/// (float in mixed precision). The set and a list of the hack's keys share the block's workspace.
+template <typename V, typename W>
 __global__ void __launch_bounds__(hack_threads)
     fill_kernel(const offset_type* __restrict__ row_ptr, const index_type* __restrict__ col_idx,
                 const V* __restrict__ csr_values, global_index_type rows, global_index_type H, global_index_type hacks,
                 const offset_type* __restrict__ hack_offsets, int* global_sets, offset_type set_ints,
-                index_type* diag_offsets, V* values) {
+                index_type* diag_offsets, W* values) {
   __shared__ unsigned long long size, listed;
   int* const workspace = block_workspace(global_sets, set_ints);
   for (global_index_type h = blockIdx.x; h < hacks; h += gridDim.x) {
@@ -225,7 +227,7 @@ __global__ void __launch_bounds__(hack_threads)
       for_hack_nonzeros(row_ptr, lo, hi, k_lo, k_hi, [&](offset_type k, global_index_type r, bool valid) {
         if (!valid) return;
         const int key = static_cast<int>(col_idx[k] - r);
-        values[(first + cub::LowerBound(diags, n, key)) * H + (r - lo)] = csr_values[k];
+        values[(first + cub::LowerBound(diags, n, key)) * H + (r - lo)] = static_cast<W>(csr_values[k]);
       });
     }
     __syncthreads();  // before the next hack clears the set
@@ -314,7 +316,7 @@ std::size_t distinct_diagonals(const device_csr_view<V>& a, global_index_type H,
   auto* lists = static_cast<index_type*>(scratch.allocate_bytes(static_cast<std::size_t>(n) * sizeof(index_type)));
   auto* sorted = static_cast<index_type*>(scratch.allocate_bytes(static_cast<std::size_t>(n) * sizeof(index_type)));
   auto* d_count = static_cast<offset_type*>(scratch.allocate_bytes(sizeof(offset_type)));
-  fill_kernel<V><<<sets.grid, hack_threads, sets.shared_bytes, nullptr>>>(
+  fill_kernel<V, V><<<sets.grid, hack_threads, sets.shared_bytes, nullptr>>>(
       a.row_ptr, a.col_idx, a.values, a.rows, H, hacks, d_offsets, sets.global, sets.ints, lists, nullptr);
   DSPMV_CUDA_CHECK_LAUNCH(nullptr);
   std::size_t sort_bytes = 0, unique_bytes = 0;
@@ -359,6 +361,8 @@ device_built<hdia_view<V>> build_cuda(device_csr<V>&& a, const hdia_params& para
   if (d.rows < 0 || d.cols < 0)
     DSPMV_BAD_INPUT(source, "shape", "negative dimension " + std::to_string(d.rows) + " x " + std::to_string(d.cols));
   detail::check_params(d.rows, params, source);
+  const bool f32 = stores_float_values<V>(params);
+  if (f32) check_fits_float(d, source);
   const global_index_type H = params.hack_size;
   const global_index_type hacks = (d.rows + H - 1) / H;
   device_storage scratch;  // freed on return: hack starts, counts, the sets
@@ -387,20 +391,30 @@ device_built<hdia_view<V>> build_cuda(device_csr<V>&& a, const hdia_params& para
   built.view.hack_offsets = built.storage.upload(hack_offsets);
   const offset_type diagonals = hack_offsets.back();
   auto* diag_offsets = static_cast<index_type*>(built.storage.allocate_bytes(diagonals * sizeof(index_type)));
-  auto* values = static_cast<V*>(built.storage.allocate_bytes(diagonals * H * sizeof(V)));
   built.view.diag_offsets = diag_offsets;
-  built.view.values = values;
-  if (diagonals > 0) {
-    DSPMV_CUDA_CHECK(cudaMemsetAsync(values, 0, diagonals * H * sizeof(V), nullptr));  // +0 in float and double
+  // The values in V, or rounded to float as they are scattered (mixed precision).
+  auto fill = [&](auto* values) {
+    using W = std::remove_pointer_t<decltype(values)>;
+    if (diagonals == 0) return;
+    DSPMV_CUDA_CHECK(cudaMemsetAsync(values, 0, diagonals * H * sizeof(W), nullptr));  // +0 in float and double
     offset_type most = 0;
     for (global_index_type h = 0; h < hacks; ++h) most = std::max(most, hack_offsets[h + 1] - hack_offsets[h]);
     const set_memory sets = make_set_memory(set_slots(most) + most, hacks, scratch);
-    fill_kernel<V><<<sets.grid, hack_threads, sets.shared_bytes, nullptr>>>(
+    fill_kernel<V, W><<<sets.grid, hack_threads, sets.shared_bytes, nullptr>>>(
         d.row_ptr, d.col_idx, d.values, d.rows, H, hacks, built.view.hack_offsets, sets.global, sets.ints, diag_offsets,
         values);
     DSPMV_CUDA_CHECK_LAUNCH(nullptr);
+  };
+  if (f32) {
+    auto* values = static_cast<float*>(built.storage.allocate_bytes(diagonals * H * sizeof(float)));
+    built.view.values_f32 = values;
+    fill(values);
+  } else {
+    auto* values = static_cast<V*>(built.storage.allocate_bytes(diagonals * H * sizeof(V)));
+    built.view.values = values;
+    fill(values);
   }
-  built.stats = detail::hdia_stats(hack_offsets, d.rows, d.nnz, H, sizeof(V));
+  built.stats = detail::hdia_stats(hack_offsets, d.rows, d.nnz, H, f32 ? sizeof(float) : sizeof(V), f32);
   DSPMV_CUDA_CHECK(cudaStreamSynchronize(nullptr));
   return built;
 }

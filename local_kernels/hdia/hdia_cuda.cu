@@ -17,6 +17,7 @@
 #include <cuda_runtime.h>
 
 #include <climits>
+#include <type_traits>
 
 #include "common/cuda_check.hpp"
 #include "local_kernels/hdia/hdia.hpp"
@@ -41,7 +42,8 @@ __device__ __forceinline__ V finish(V alpha, V sum, V beta, const V* y, global_i
   return beta == V(0) ? alpha * sum : alpha * sum + beta * y[r];
 }
 
-template <typename V, int fixed_hack>
+/// W: the stored values' type, V or float (mixed precision: a.values_f32).
+template <typename V, typename W, int fixed_hack>
 __global__ void __launch_bounds__(block_threads, min_blocks)
     hdia_kernel(const hdia_view<V> a, V alpha, const V* __restrict__ x, V beta, V* __restrict__ y) {
   const global_index_type r = blockIdx.x * static_cast<global_index_type>(block_threads) + threadIdx.x;
@@ -56,7 +58,12 @@ __global__ void __launch_bounds__(block_threads, min_blocks)
   const unsigned h = ru / H;
   const offset_type first = a.hack_offsets[h];
   const int n = static_cast<int>(a.hack_offsets[h + 1] - first);  // <= max_diagonals_per_hack
-  const V* __restrict__ vals = a.values + first * H + (ru - h * H);
+  const W* stored;
+  if constexpr (std::is_same_v<W, V>)
+    stored = a.values;
+  else
+    stored = a.values_f32;
+  const W* __restrict__ vals = stored + first * H + (ru - h * H);
   const index_type* __restrict__ offs = a.diag_offsets + first;
   const V* __restrict__ x_row = x + r;
   // Offsets o with 0 <= r + o < cols, i.e. lo <= o <= hi in 32 bits (cols may pass 2^31: hi is
@@ -78,7 +85,7 @@ __global__ void __launch_bounds__(block_threads, min_blocks)
         // Past the hack's diagonals, or a column outside the matrix (top/bottom of a diagonal,
         // rows past the end): no load.
         const bool use = k + u < m && o >= lo && o <= hi;
-        v[u] = use ? vals[(k + u) * H] : V(0);
+        v[u] = use ? static_cast<V>(vals[(k + u) * H]) : V(0);
         xv[u] = use ? __ldg(x_row + o) : V(0);
       }
 #pragma unroll
@@ -95,10 +102,21 @@ void spmv_cuda(const hdia_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_st
   if (a.rows == 0) return;
   const auto grid = static_cast<unsigned>((a.rows + block_threads - 1) / block_threads);
   // The hack size is a multiple of 32; the registry's 32 gets constant strides (fewer registers).
-  if (a.hack_size == 32)
-    hdia_kernel<V, 32><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y);
-  else
-    hdia_kernel<V, 0><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y);
+  auto launch = [&](auto stored) {
+    using W = decltype(stored);
+    if (a.hack_size == 32)
+      hdia_kernel<V, W, 32><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y);
+    else
+      hdia_kernel<V, W, 0><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y);
+  };
+  if constexpr (sizeof(V) > sizeof(float)) {
+    if (a.values_f32) {
+      launch(float{});
+      DSPMV_CUDA_CHECK_LAUNCH(stream);
+      return;
+    }
+  }
+  launch(V{});
   DSPMV_CUDA_CHECK_LAUNCH(stream);
 }
 

@@ -12,7 +12,9 @@ void spmv_reference(const hdia_view<V>& a, V alpha, const V* x, V beta, V* y) {
     V sum = 0;
     for (offset_type d = a.hack_offsets[h]; d < a.hack_offsets[h + 1]; ++d) {
       const global_index_type c = r + a.diag_offsets[d];
-      if (c >= 0 && c < a.cols) sum += a.values[d * H + (r - h * H)] * x[c];  // skip columns outside A
+      const offset_type slot = d * H + (r - h * H);
+      const V v = a.values_f32 ? static_cast<V>(a.values_f32[slot]) : a.values[slot];
+      if (c >= 0 && c < a.cols) sum += v * x[c];  // skip columns outside A
     }
     y[r] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[r];  // beta == 0 never reads y
   }

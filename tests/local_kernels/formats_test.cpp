@@ -127,7 +127,8 @@ class FormatTest : public ::testing::TestWithParam<std::tuple<std::string, build
       EXPECT_LE(f.max_violation, 1.0) << format << " float on " << m.name << ", worst row " << f.worst_row
                                       << (beta_zero ? " (beta = 0)" : "");
       // Mixed precision: double x, y and sums, the values in float where the format can (the
-      // CSR kernels; a pattern stores no values), checked at double's bound on those values.
+      // CSR kernels, HDIA; a CSR pattern stores no values), checked at double's bound on those
+      // values.
       const auto mx = run_case<double>(format, m.a, where, beta_zero, seed + 13, /*mixed=*/true);
       EXPECT_FALSE(mx.nan) << format << " mixed on " << m.name << ": NaN in row " << mx.worst_row;
       EXPECT_LE(mx.max_violation, 1.0) << format << " mixed on " << m.name << ", worst row " << mx.worst_row
@@ -136,9 +137,9 @@ class FormatTest : public ::testing::TestWithParam<std::tuple<std::string, build
         EXPECT_TRUE(mx.float_values) << format << " mixed on " << m.name << " kept double values";
     }
   }
-  /// The formats that store float values in mixed precision: the CSR kernels.
+  /// The formats that store float values in mixed precision: the CSR kernels and HDIA.
   static bool stores_float_values(const std::string& format) {
-    return format == "csr" || format.rfind("csr-", 0) == 0;
+    return format == "csr" || format.rfind("csr-", 0) == 0 || format == "hdia";
   }
   static bool all_ones(const csr_matrix<double, index_type>& a) {
     return std::all_of(a.values.begin(), a.values.end(), [](double v) { return v == 1.0; });

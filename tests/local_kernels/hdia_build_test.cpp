@@ -164,5 +164,41 @@ TEST(HdiaReference, MatchesCsrSkippingColumnsOutsideTheMatrix) {
   }
 }
 
+TEST(HdiaFloatValues, StoresTheSlotsInFloatAndMultipliesInDouble) {
+  const auto a = picture_matrix();
+  hdia::hdia_params p;
+  p.hack_size = 32;
+  p.float_values = true;
+  const auto m = hdia::build(a, p);
+  const auto plain = hdia::build(a, hdia::hdia_params{});
+  EXPECT_TRUE(m.values.empty());
+  ASSERT_EQ(m.values_f32.size(), plain.values.size());
+  EXPECT_EQ(m.stats.stored_bytes, plain.stats.stored_bytes - 4 * plain.values.size());
+  EXPECT_NE(m.stats.params.find("float-values"), std::string::npos) << m.stats.params;
+  EXPECT_EQ(hdia::to_csr(m).values, hdia::to_csr(plain).values);  // 1..13 are exact in float
+  const auto v = hdia::traits::view_of(m, [](const auto& vec) { return vec.data(); });
+  EXPECT_EQ(v.values, nullptr);
+  std::vector<double> x(6), y(6), ref(6);
+  for (int i = 0; i < 6; ++i) x[i] = 1.0 / (i + 3);  // not exact in float: the sums stay double
+  hdia::spmv_reference(v, 1.0, x.data(), 0.0, y.data());
+  csr::spmv_host(a, 1.0, x.data(), 0.0, ref.data());
+  EXPECT_EQ(y, ref);
+  // No effect in float.
+  EXPECT_TRUE(hdia::build(convert_csr<float, index_type>(a), p).values_f32.empty());
+}
+
+TEST(HdiaFloatValues, AValueBeyondFloatsRangeIsBadInputNamingItsRow) {
+  auto a = picture_matrix();
+  a.values[a.row_ptr[3]] = 1e39;  // row 3's first entry
+  hdia::hdia_params p;
+  p.float_values = true;
+  try {
+    hdia::build(a, p);
+    FAIL() << "no bad_input";
+  } catch (const bad_input& e) {
+    EXPECT_NE(std::string(e.what()).find("of row 3"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace distspmv
