@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <unordered_map>
 #include <utility>
@@ -93,6 +94,25 @@ locality_sample sample_locality(const csr_matrix<double>& rows, global_index_typ
       if (std::abs(d) <= s.near_window) ++s.near_diagonal;
       ++per_diagonal[d];
     }
+  // Gather locality over tiles of consecutive entries of the sample.
+  const offset_type sectors = std::max<offset_type>(1, (rows.cols + 3) / 4);
+  const double keep = 1.0 - 1.0 / static_cast<double>(sectors);
+  std::vector<global_index_type> tile;
+  auto close_tile = [&] {
+    if (tile.empty()) return;
+    std::sort(tile.begin(), tile.end());
+    s.tile_sectors += std::unique(tile.begin(), tile.end()) - tile.begin();
+    // Expected distinct sectors of n uniform draws among `sectors`.
+    const double n = static_cast<double>(tile.size());
+    s.random_sectors_x1000 += static_cast<offset_type>(1000.0 * static_cast<double>(sectors) * (1.0 - std::pow(keep, n)));
+    tile.clear();
+  };
+  const offset_type sampled = m > 0 ? rows.row_ptr[m] : 0;
+  for (offset_type k = 0; k < sampled; ++k) {
+    tile.push_back(rows.col_idx[k] / 4);
+    if (static_cast<offset_type>(tile.size()) == locality_sample::tile_entries) close_tile();
+  }
+  close_tile();
   std::vector<offset_type> counts;
   counts.reserve(per_diagonal.size());
   for (const auto& [d, c] : per_diagonal) counts.push_back(c);
@@ -104,7 +124,8 @@ locality_sample sample_locality(const csr_matrix<double>& rows, global_index_typ
 }
 
 row_order choose_order(MPI_Comm comm, const locality_sample& mine, std::string& reason) {
-  const auto sum = allreduce_sum({mine.entries, mine.near_diagonal, mine.on_top_diagonals}, comm);
+  const auto sum = allreduce_sum(
+      {mine.entries, mine.near_diagonal, mine.on_top_diagonals, mine.tile_sectors, mine.random_sectors_x1000}, comm);
   const auto window = allreduce_max(static_cast<std::int64_t>(mine.near_window), comm);
   if (sum[0] == 0) {
     reason = "auto: no entries sampled, none";
@@ -112,12 +133,13 @@ row_order choose_order(MPI_Comm comm, const locality_sample& mine, std::string& 
   }
   const double near = static_cast<double>(sum[1]) / static_cast<double>(sum[0]);
   const double diagonals = static_cast<double>(sum[2]) / static_cast<double>(sum[0]);
-  const bool local = near >= 0.9 || diagonals >= 0.9;
+  const double sector_ratio = sum[4] > 0 ? 1000.0 * static_cast<double>(sum[3]) / static_cast<double>(sum[4]) : 0.0;
+  const bool local = near >= 0.9 || diagonals >= 0.9 || sector_ratio <= local_sector_ratio;
   reason = fmt::format("auto: of {} sampled entries {:.0f}% lie within {} of the diagonal and {:.0f}% on the {} most "
-                       "used diagonals; {}",
-                       sum[0], 100 * near, window, 100 * diagonals,
-                       locality_sample::top_diagonals,
-                       local ? "the numbering is already local (banded or stencil), none"
+                       "used diagonals, and tiles of {} entries touch {:.2f}x the x sectors of random columns; {}",
+                       sum[0], 100 * near, window, 100 * diagonals, locality_sample::top_diagonals,
+                       locality_sample::tile_entries, sector_ratio,
+                       local ? "the numbering is already local (banded, stencil or clustered), none"
                              : "the numbering is not local, rcm");
   return local ? row_order::none : row_order::rcm;
 }

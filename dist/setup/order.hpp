@@ -33,6 +33,14 @@ struct locality_sample {
   offset_type near_diagonal = 0;     ///< |column - row| <= window(global rows)
   offset_type on_top_diagonals = 0;  ///< on the top_diagonals most used diagonals of the sample
   offset_type near_window = 0;       ///< window(global rows)
+  /// Gather locality: over tiles of tile_entries consecutive entries, the distinct 32-byte
+  /// sectors of x (4 doubles) the tiles touch, and what uniformly random columns would touch
+  /// (random_sectors; the sum over tiles, times 1000). Their ratio is near 1 for a scattered
+  /// numbering (R-MAT) and far below for one whose rows share x's sectors (meshes, bands, a web
+  /// crawl's hosts), whatever the matrix's size.
+  offset_type tile_sectors = 0;
+  offset_type random_sectors_x1000 = 0;
+  static constexpr offset_type tile_entries = 2048;  ///< csr-split's tile (csr.hpp)
   /// Near the diagonal: within 4096 rows (32 KiB of x in double), and within a 32nd of the
   /// matrix (else every entry of a small matrix would be near).
   static global_index_type window(global_index_type global_rows) {
@@ -49,8 +57,10 @@ locality_sample sample_locality(const csr_matrix<double>& rows, global_index_typ
 
 /// `--order auto`, collective on the summed samples: none where the caller's numbering is
 /// already local (90% of the entries within the window of the diagonal: banded; or on the
-/// top_diagonals most used diagonals: stencils, where HDIA needs the diagonals), else rcm.
+/// top_diagonals most used diagonals: stencils, where HDIA needs the diagonals; or tiles that
+/// touch at most local_sector_ratio of the sectors random columns would), else rcm.
 /// `reason` gets the figures.
+constexpr double local_sector_ratio = 0.5;
 row_order choose_order(MPI_Comm comm, const locality_sample& mine, std::string& reason);
 
 }  // namespace distspmv::dist

@@ -371,6 +371,23 @@ TEST(DistributedOrder, AutoKeepsLocalNumberingsAndOrdersTheOthers) {
   EXPECT_LE(distributed_error(m, a, 1.0, 0.5), tolerance);
 }
 
+TEST(DistributedOrder, AutoKeepsClusteredNumberingsFarFromTheDiagonal) {
+  // Like a web crawl's hosts: every 64 consecutive rows use the same 16 columns of a block far
+  // from their own, so neither the diagonal nor its neighbourhood holds the entries, but each
+  // tile of entries touches few sectors of x: RCM has nothing to gain there.
+  const index_type n = 1 << 15, blocks = n / 64;
+  test::row_entries rows(static_cast<std::size_t>(n));
+  for (index_type r = 0; r < n; ++r) {
+    const index_type block = (r / 64 * 97 + blocks / 2) % blocks;  // far, scrambled
+    for (index_type j = 0; j < 16; j += 1 + r % 2) rows[r].push_back({block * 64 + j, 1.0 + j});
+  }
+  const auto a = convert_csr<double, global_index_type>(test::from_rows(n, rows));
+  auto m = from_whole(a, ordered_options(partitioner::block, row_order::automatic));
+  EXPECT_EQ(m.partition_quality().order, "none") << m.partition_quality().order_reason;
+  EXPECT_NE(m.partition_quality().order_reason.find("clustered"), std::string::npos);
+  EXPECT_LE(distributed_error(m, a, 1.0, 0.5), tolerance);
+}
+
 TEST(DistributedOrder, NoneIsTheDefaultAndReported) {
   auto m = distributed_matrix<double>::from_source(MPI_COMM_WORLD, "gen:rmat:8:6", host_options(partitioner::block));
   EXPECT_EQ(m.partition_quality().order, "none");
