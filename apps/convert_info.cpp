@@ -61,6 +61,7 @@ int run_info(const std::string& source, const std::string& json, bool allow_nonf
   fmt::print("bandwidth     {}\n", s.bandwidth);
   fmt::print("diagonals     {}{}\n", s.diagonals, s.diagonals > 4096 ? "+" : "");
   fmt::print("symmetry      {}\n", symmetric ? "symmetric" : pattern_symmetric ? "pattern-symmetric" : "unsymmetric");
+  fmt::print("values        {}\n", s.pattern ? "every value 1 (a pattern: CSR stores none)" : "stored");
   fmt::print("padding       ELL {:.2f}  SELL-32 {:.2f}  SELL-32-256 (sorted) {:.2f}{}\n", s.ell_padding, s.sell32_padding,
              s.sell32_sorted_padding,
              s.hdia_padding > 0    ? fmt::format("  HDIA (32-row hacks) {:.3f}", s.hdia_padding)
@@ -100,6 +101,7 @@ int run_info(const std::string& source, const std::string& json, bool allow_nonf
                         {"diagonals", s.diagonals},
                         {"symmetric", symmetric},
                         {"pattern_symmetric", pattern_symmetric},
+                        {"pattern", s.pattern},
                         {"padding", {{"ell", s.ell_padding}, {"sell32", s.sell32_padding},
                                      {"sell32_sorted", s.sell32_sorted_padding},
                                      {"hdia", s.hdia_padding}}},

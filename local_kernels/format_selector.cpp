@@ -52,6 +52,7 @@ row_statistics compute_row_statistics(const csr_matrix<V, I>& a) {
   s.cols = a.cols;
   s.nnz = a.nnz();
   s.value_bytes = static_cast<int>(sizeof(V));
+  s.pattern = !a.values.empty() && std::all_of(a.values.begin(), a.values.end(), [](V v) { return v == V(1); });
   if (a.rows == 0) return s;
   s.min_length = a.row_length(0);
   double sum2 = 0;
@@ -116,20 +117,32 @@ format_choice select_format(const row_statistics& s, backend where) {
   if (s.max_length <= 64 && s.ell_padding <= 2.5)
     return {"ellr", fmt::format("regular or short rows: max {} (mean {:.1f}), ELL padding {:.2f} <= 2.5",
                                 s.max_length, s.mean_length, s.ell_padding)};
-  // 3. Large irregular blocks: the even nonzero split. On H100 adaptive CSR ran 0.81-0.96x
-  //    cuSPARSE on rmat:22:16 and the lognormal bench (65-67 M nonzeros), where x's gathers or the
-  //    row-block tails bound it; csr-split ran 1.00-1.10x in double, but 0.81x on lognormal in
-  //    float, so float keeps cuSPARSE's CSR kernel. Adaptive CSR wins on the smaller irregular
-  //    matrices (uk-2007 1.08-1.10x, Slashdot 1.09-1.14x, under 4 M nonzeros). local_kernels/README.md.
-  if (s.nnz >= large_irregular_nnz) {
-    const auto why = fmt::format("large irregular block: {} nonzeros >= {}, max row {} vs mean {:.1f}", s.nnz,
-                                 large_irregular_nnz, s.max_length, s.mean_length);
-    if (s.value_bytes >= 8) return {"csr-split", why + ": even nonzero tiles, measured fastest there in double"};
-    return {"cusparse", why + ": cuSPARSE CSR, measured fastest there in float"};
+  // 3. Irregular rows: adaptive CSR, csr-split or cuSPARSE CSR, by size, value type and whether
+  //    the block has values. Measured on one H200 against cuSPARSE CSR on R-MAT (scales 14-22)
+  //    and lognormal matrices (0.2-67 M nonzeros) with and without values, and the small graphs
+  //    (jobs/results/2026-11-26_h200_mixed, runs 33-35; ratio = cuSPARSE time / ours):
+  //    - with values, adaptive CSR wins up to about 1 M nonzeros (1.05-1.26x in double,
+  //      1.04-1.14x in float) and loses from 1.8 M on (0.96-0.98x at 1.8-2 M, 0.68-0.95x at 4-32 M);
+  //      csr-split ties or loses below 32 M (0.72-0.99x) and wins or ties above in double (0.98x
+  //      at 32 M, 1.00x rmat:22:16, 1.07x the lognormal bench) but not in float (0.79x);
+  //    - without values (a pattern reads 4 bytes per nonzero against cuSPARSE's 8 or 12), adaptive
+  //      CSR wins up to 4 M nonzeros (1.13-1.69x), csr-split from 16 M in double (1.00-1.12x);
+  //      in float csr-split ran 1.03-1.07x on R-MAT but 0.86x on a banded lognormal pattern.
+  const auto shape = fmt::format("irregular rows: max {} vs mean {:.1f}, {} nonzeros{}", s.max_length, s.mean_length,
+                                 s.nnz, s.pattern ? ", every value 1" : "");
+  const bool in_double = s.value_bytes >= 8;
+  if (s.pattern) {
+    if (s.nnz < large_irregular_nnz)
+      return {"csr", shape + ": adaptive CSR stores no values for a pattern, measured fastest below 16 M nonzeros"};
+    if (in_double)
+      return {"csr-split", shape + ": even nonzero tiles without values, measured fastest from 16 M nonzeros in double"};
+    return {"cusparse", shape + ": cuSPARSE CSR, the measured safe choice for large patterns in float"};
   }
-  // 4. Anything else irregular: adaptive CSR (no padding; long rows get a warp or a block).
-  return {"csr", fmt::format("irregular rows: max {} vs mean {:.1f}, SELL-32 padding {:.2f}: adaptive CSR avoids padding",
-                             s.max_length, s.mean_length, s.sell32_padding)};
+  if (s.nnz < small_irregular_nnz)
+    return {"csr", shape + ": adaptive CSR, measured fastest below 1.5 M nonzeros"};
+  if (in_double && s.nnz >= huge_irregular_nnz)
+    return {"csr-split", shape + ": even nonzero tiles, measured fastest or even from 32 M nonzeros in double"};
+  return {"cusparse", shape + ": cuSPARSE CSR, measured fastest for irregular blocks with values of this size"};
 }
 
 template row_statistics compute_row_statistics(const csr_matrix<double, global_index_type>&);

@@ -32,6 +32,7 @@ struct row_statistics {
   /// rows no longer than HDIA's per-hack limit); 0 = not measured, -1 = HDIA would refuse.
   double hdia_padding = 0;
   int value_bytes = 8;                 ///< 8 in double, 4 in float (the kernels' ranking differs)
+  bool pattern = false;                ///< every value is 1 (and there is one): CSR stores no values
 };
 
 template <typename V, typename I>
@@ -57,9 +58,13 @@ struct format_choice {
   std::string reason;
 };
 
-/// Irregular blocks with at least this many nonzeros go to csr-split in double and cuSPARSE CSR in
-/// float (format_selector.cpp).
+/// Irregular blocks (format_selector.cpp): with values, adaptive CSR below small_irregular_nnz,
+/// csr-split from huge_irregular_nnz in double, cuSPARSE CSR between and in float; a pattern
+/// (no values), adaptive CSR below large_irregular_nnz, then csr-split in double and cuSPARSE in
+/// float.
+constexpr offset_type small_irregular_nnz = offset_type{3} << 19;  // 1.5 M
 constexpr offset_type large_irregular_nnz = offset_type{16} << 20;
+constexpr offset_type huge_irregular_nnz = offset_type{32} << 20;
 
 /// Rule-based choice from the statistics alone.
 format_choice select_format(const row_statistics& s, backend where);

@@ -26,6 +26,8 @@
 #include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_reduce.cuh>
 #include <cub/thread/thread_search.cuh>
+#include <thrust/execution_policy.h>
+#include <thrust/logical.h>
 
 #include "common/cuda_check.hpp"
 #include "local_kernels/format_selector.hpp"
@@ -193,6 +195,11 @@ global_index_type count_diagonals(const device_csr_view<V>& a, long long lo, lon
   return detail::capped_diagonals(distinct);
 }
 
+template <typename V>
+struct is_one {
+  __host__ __device__ bool operator()(V v) const { return v == V(1); }
+};
+
 }  // namespace
 
 template <typename V>
@@ -203,6 +210,7 @@ row_statistics compute_row_statistics(const device_csr_view<V>& a) {
   s.nnz = a.nnz;
   s.value_bytes = static_cast<int>(sizeof(V));
   if (a.rows <= 0) return s;
+  s.pattern = a.nnz > 0 && thrust::all_of(thrust::device, a.values, a.values + a.nnz, is_one<V>{});
 
   device_storage scratch;  // freed on return: the sums, the bitmap
   const row_sums init;

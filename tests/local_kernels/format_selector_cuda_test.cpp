@@ -75,6 +75,7 @@ void expect_same_statistics(const csr_matrix<double, index_type>& a64, const std
   EXPECT_EQ(gpu.sell32_sorted_padding, host.sell32_sorted_padding);
   EXPECT_EQ(gpu.hdia_padding, host.hdia_padding);
   EXPECT_EQ(gpu.value_bytes, host.value_bytes);
+  EXPECT_EQ(gpu.pattern, host.pattern);
 }
 
 void expect_same_both_types(const csr_matrix<double, index_type>& a, const std::string& name) {

@@ -41,14 +41,31 @@ TEST(FormatSelector, FollowsTheMeasuredRules) {
   uneven.ell_padding = 2.4;
   EXPECT_EQ(select_format(uneven, backend::cuda).format, "ellr");
 
-  EXPECT_EQ(select_format(irregular(large_irregular_nnz - 1, 8), backend::cuda).format, "csr");
-  EXPECT_EQ(select_format(irregular(large_irregular_nnz, 8), backend::cuda).format, "csr-split");
-  EXPECT_EQ(select_format(irregular(large_irregular_nnz, 4), backend::cuda).format, "cusparse");
+  // Irregular rows with values: adaptive CSR while small, cuSPARSE between, csr-split when huge
+  // in double.
+  for (const int bytes : {8, 4}) {
+    EXPECT_EQ(select_format(irregular(small_irregular_nnz - 1, bytes), backend::cuda).format, "csr");
+    EXPECT_EQ(select_format(irregular(small_irregular_nnz, bytes), backend::cuda).format, "cusparse");
+    EXPECT_EQ(select_format(irregular(huge_irregular_nnz - 1, bytes), backend::cuda).format, "cusparse");
+  }
+  EXPECT_EQ(select_format(irregular(huge_irregular_nnz, 8), backend::cuda).format, "csr-split");
+  EXPECT_EQ(select_format(irregular(huge_irregular_nnz, 4), backend::cuda).format, "cusparse");
+  // A pattern (no values): adaptive CSR up to large_irregular_nnz, then csr-split in double.
+  auto pattern = [](offset_type nnz, int bytes) {
+    row_statistics s = irregular(nnz, bytes);
+    s.pattern = true;
+    return s;
+  };
+  EXPECT_EQ(select_format(pattern(large_irregular_nnz - 1, 4), backend::cuda).format, "csr");
+  EXPECT_EQ(select_format(pattern(large_irregular_nnz, 8), backend::cuda).format, "csr-split");
+  EXPECT_EQ(select_format(pattern(large_irregular_nnz, 4), backend::cuda).format, "cusparse");
+  EXPECT_NE(select_format(pattern(1 << 20, 8), backend::cuda).reason.find("every value 1"), std::string::npos);
   EXPECT_EQ(select_format(row_statistics{}, backend::cuda).format, "csr");
 
   // Every pick is a registered format, and every pick says why.
   for (const auto& s : {stencil, uneven, irregular(1 << 20, 8), irregular(large_irregular_nnz, 8),
-                        irregular(large_irregular_nnz, 4)}) {
+                        irregular(huge_irregular_nnz, 8), irregular(huge_irregular_nnz, 4),
+                        pattern(large_irregular_nnz, 8)}) {
     const auto c = select_format(s, backend::cuda);
     EXPECT_NO_THROW(find_format(c.format)) << c.format;
     EXPECT_FALSE(c.reason.empty()) << c.format;
