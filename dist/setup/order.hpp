@@ -59,8 +59,11 @@ locality_sample sample_locality(const csr_matrix<double>& rows, global_index_typ
 /// already local (90% of the entries within the window of the diagonal: banded; or on the
 /// top_diagonals most used diagonals: stencils, where HDIA needs the diagonals; or tiles that
 /// touch at most local_sector_ratio of the sectors random columns would), else rcm.
-/// `reason` gets the figures.
-constexpr double local_sector_ratio = 0.5;
+/// `reason` gets the figures. One H200, rcm against none (jobs/results/2026-11-26_h200_mixed,
+/// run 32): rcm cost up to 8% at ratios 0.05 (uk-2007) and 0.17 (cage11), gained 5-17% at
+/// 0.25-0.46 (facebook-combined, email-Enron, nh2010) and 7-20% at 0.57-0.96 (social graphs),
+/// tied on a ship mesh at 0.45 and on R-MAT at 0.95 with adaptive CSR (13% with csr-split).
+constexpr double local_sector_ratio = 0.2;
 row_order choose_order(MPI_Comm comm, const locality_sample& mine, std::string& reason);
 
 }  // namespace distspmv::dist
