@@ -65,6 +65,7 @@ module distspmv
     integer(c_int64_t) :: generator_seed ! uint64_t in C
     integer(c_int) :: allow_nonfinite
     integer(c_int) :: order              ! enum distspmv_order
+    integer(c_int) :: float_values       ! nonzero: mixed precision (values stored in float)
   end type distspmv_options
 
   type, bind(c) :: distspmv_halo_stats

@@ -93,7 +93,8 @@ typedef enum distspmv_order {
   DISTSPMV_ORDER_NONE = 0,   /* each rank's rows in the partition's order (the default)            */
   DISTSPMV_ORDER_DEGREE = 1, /* rows by descending length inside each rank (hubs first)             */
   DISTSPMV_ORDER_RCM = 2,    /* reverse Cuthill-McKee on each rank's local block                     */
-  DISTSPMV_ORDER_AUTO = 3    /* none where the numbering is already local (banded, stencil), else RCM */
+  DISTSPMV_ORDER_AUTO = 3    /* none where the numbering is already local (banded, stencil,
+                                clustered: few x sectors per tile of entries), else RCM          */
 } distspmv_order;
 
 typedef struct distspmv_options {
@@ -107,10 +108,13 @@ typedef struct distspmv_options {
   int allow_nonfinite;            /* nonzero: accept NaN and Inf values */
   distspmv_order order;           /* locality order of the rows inside each rank, folded into the
                                      partitioned numbering (the caller's layout is unchanged) */
+  int float_values;               /* nonzero: mixed precision, the local format stores its values
+                                     in float where it can (CSR family, HDIA); x, y and the sums
+                                     stay double; a value beyond float's range is bad input */
 } distspmv_options;
 
 /* The defaults of the C++ API: format "auto", METIS, CUDA backend, automatic transport, seeds 1,
- * order none.
+ * order none, double values.
  * Does nothing when opts is NULL. */
 void distspmv_options_default(distspmv_options* opts);
 

@@ -201,6 +201,7 @@ local_problem convert_options(const distspmv_options* in, distspmv::matrix_optio
     default:
       return invalid("opts->order = " + std::to_string(c_enum_value(o.order)) + " is not a distspmv_order");
   }
+  out.float_values = o.float_values != 0;
   switch (c_enum_value(o.backend)) {
     case DISTSPMV_BACKEND_CUDA: out.where = distspmv::backend::cuda; break;
     case DISTSPMV_BACKEND_HOST: out.where = distspmv::backend::host; break;
@@ -285,6 +286,7 @@ void distspmv_options_default(distspmv_options* opts) {
                 : d.order == distspmv::row_order::rcm       ? DISTSPMV_ORDER_RCM
                 : d.order == distspmv::row_order::automatic ? DISTSPMV_ORDER_AUTO
                                                             : DISTSPMV_ORDER_NONE;
+  opts->float_values = d.float_values ? 1 : 0;
 }
 
 const char* distspmv_last_error(void) {

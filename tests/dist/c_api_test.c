@@ -156,7 +156,8 @@ static int create_laplacian(const local_csr* a, distspmv_options* opts, distspmv
 
 /* ---- the checks ------------------------------------------------------------------------- */
 
-static void test_laplacian_2d(int size, distspmv_order order) {
+/* float_values: mixed precision (the Laplacian's 4 and -1 are exact in float, so y is too). */
+static void test_laplacian_2d(int size, distspmv_order order, int float_values) {
   const int64_t g = 23, n = g * g;
   const int64_t first = n * g_rank / size, last = n * (g_rank + 1) / size, rows = last - first;
   local_csr a = laplacian_2d_rows(g, first, rows);
@@ -166,6 +167,7 @@ static void test_laplacian_2d(int size, distspmv_order order) {
   opts.backend = DISTSPMV_BACKEND_HOST;
   opts.format = "csr";
   opts.order = order;
+  opts.float_values = float_values;
   distspmv_matrix A = NULL;
   OK(create_laplacian(&a, &opts, &A));
   if (!A) {
@@ -502,8 +504,9 @@ int main(int argc, char** argv) {
   CHECK(distspmv_last_error() != NULL, "last_error is NULL");
   distspmv_options_default(NULL); /* harmless */
 
-  test_laplacian_2d(size, DISTSPMV_ORDER_NONE);
-  test_laplacian_2d(size, DISTSPMV_ORDER_RCM);
+  test_laplacian_2d(size, DISTSPMV_ORDER_NONE, 0);
+  test_laplacian_2d(size, DISTSPMV_ORDER_RCM, 0);
+  test_laplacian_2d(size, DISTSPMV_ORDER_NONE, 1);
   test_empty_caller_rank(size);
   test_create_errors(size);
   test_source(DISTSPMV_PARTITION_BLOCK);
