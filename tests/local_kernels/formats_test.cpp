@@ -133,8 +133,9 @@ class FormatTest : public ::testing::TestWithParam<std::tuple<std::string, build
       EXPECT_FALSE(mx.nan) << format << " mixed on " << m.name << ": NaN in row " << mx.worst_row;
       EXPECT_LE(mx.max_violation, 1.0) << format << " mixed on " << m.name << ", worst row " << mx.worst_row
                                        << (beta_zero ? " (beta = 0)" : "");
-      if (mx.refused.empty() && stores_float_values(format) && m.a.nnz() > 0 && !all_ones(m.a))
+      if (mx.refused.empty() && stores_float_values(format) && m.a.nnz() > 0 && !all_ones(m.a)) {
         EXPECT_TRUE(mx.float_values) << format << " mixed on " << m.name << " kept double values";
+      }
     }
   }
   /// The formats that store float values in mixed precision: the CSR kernels and HDIA.
