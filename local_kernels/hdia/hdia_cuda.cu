@@ -109,14 +109,11 @@ void spmv_cuda(const hdia_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_st
     else
       hdia_kernel<V, W, 0><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y);
   };
-  if constexpr (sizeof(V) > sizeof(float)) {
-    if (a.values_f32) {
-      launch(float{});
-      DSPMV_CUDA_CHECK_LAUNCH(stream);
-      return;
-    }
-  }
-  launch(V{});
+  // Float values only in double (mixed precision); in float W = V either way.
+  if (a.values_f32)
+    launch(float{});
+  else
+    launch(V{});
   DSPMV_CUDA_CHECK_LAUNCH(stream);
 }
 
