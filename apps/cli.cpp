@@ -46,6 +46,12 @@ cli_commands define_cli(CLI::App& cli, cli_options& options, const std::string& 
                  "cuda-ipc, mpi-cuda, mpi-staged, mpi-host")
       ->check(CLI::IsMember({"auto", "nccl", "cuda-ipc", "mpi-cuda", "mpi-staged", "mpi-host"}))
       ->capture_default_str();
+  cli.add_option("--cuda-graphs", run.cuda_graphs,
+                 "on: an apply that repeats the previous one's vectors and scalars is captured once and then "
+                 "launched as one CUDA graph (one rank, or the nccl transport; the report says whether it applied); "
+                 "off: every apply launches its kernels one by one")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
   cli.add_option("--precision", run.precision,
                  "value type of the SpMV; mixed: double x, y and sums, the matrix values stored in float where the "
                  "format can (the CSR family), 8 instead of 12 bytes per nonzero")
@@ -129,6 +135,9 @@ CLI::App* add_solve_command(CLI::App& cli, solve_options& o) {
       ->capture_default_str();
   s->add_option("--transport", o.transport, "halo exchange: auto, nccl, cuda-ipc, mpi-cuda, mpi-staged, mpi-host")
       ->check(CLI::IsMember({"auto", "nccl", "cuda-ipc", "mpi-cuda", "mpi-staged", "mpi-host"}))
+      ->capture_default_str();
+  s->add_option("--cuda-graphs", o.cuda_graphs, "apply as a CUDA graph where it can (see distspmv --help)")
+      ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
   s->add_option("--json", o.json, "also write the report as JSON to this file");
   s->add_flag("--no-jacobi", o.no_jacobi, "no preconditioner (default: Jacobi, on the right for GMRES)");

@@ -17,6 +17,7 @@ struct run_options {
   std::string order = "none";  ///< row order inside each rank: none | degree | rcm | auto
   bool vs_cusparse = false;     ///< also time cuSPARSE CSR on each rank's rows (re-reads them)
   std::string transport = "auto";
+  std::string cuda_graphs = "on";  ///< on | off (matrix_options::cuda_graphs)
   int iters = 0;   ///< 0: 100 on CUDA, 10 on the host
   int warmup = -1; ///< -1: 10 on CUDA, 2 on the host
   bool check = false;

@@ -302,6 +302,7 @@ int run_typed(const run_options& o) {
   mo.generator_seed = o.seed;
   mo.format = o.format;
   mo.float_values = o.precision == "mixed";
+  mo.cuda_graphs = o.cuda_graphs == "on";
   io::vector_read_options x_options;
   x_options.allow_nonfinite = o.allow_nonfinite;
   io::vector_write_options y_options;
@@ -426,6 +427,13 @@ int run_typed(const run_options& o) {
   const double overlap = has_comm ? (local_us + comm_us - apply_us) / std::min(local_us, comm_us)
                                   : std::numeric_limits<double>::quiet_NaN();
   const double apply_host_us = allreduce_max(t_apply.my_host_median_us, world);
+  // "on" where every rank launched its applies as graphs, else the first rank's reason why not.
+  std::string graphs = "on";
+  for (const auto& g : dist::allgather(m.cuda_graphs(), world))
+    if (g != "on") {
+      graphs = g;
+      break;
+    }
   // cuSPARSE CSR on the same rows, in the caller's order and in ours (CUDA backend).
   vendor_times vendor;
   const bool vendor_asked = cuda && o.vs_cusparse;
@@ -488,8 +496,10 @@ int run_typed(const run_options& o) {
              comm_ranks.max);
   fmt::print("  apply          {:>10.1f}   ({:.1f} / {:.1f} / {:.1f})\n", apply_us, apply_ranks.min, apply_ranks.median,
              apply_ranks.max);
-  if (cuda)
+  if (cuda) {
     fmt::print("  host time to enqueue one apply {:.1f} us (median; max over ranks)\n", apply_host_us);
+    fmt::print("  apply as a CUDA graph: {} (rank 0 launched {} so far)\n", graphs, m.graph_launches());
+  }
   // The ratios: cuSPARSE's time over our local product's (the apply without the exchange; on one
   // rank the apply), the slowest rank of each; > 1 means faster than cuSPARSE.
   double cusparse_caller_us = 0, cusparse_same_us = 0;
@@ -559,6 +569,7 @@ int run_typed(const run_options& o) {
     j["local_us_over_ranks"] = {{"min", local_ranks.min}, {"median", local_ranks.median}, {"max", local_ranks.max}};
     j["exchange_us_over_ranks"] = {{"min", comm_ranks.min}, {"median", comm_ranks.median}, {"max", comm_ranks.max}};
     j["apply_host_us"] = apply_host_us;
+    j["cuda_graphs"] = graphs;
     j["overlap_efficiency"] = has_comm ? nlohmann::json(overlap) : nlohmann::json(nullptr);
     j["gflops"] = gflops;
     j["effective_gbps_per_gpu"] = gbps_per_gpu;

@@ -144,6 +144,7 @@ matrix_options matrix_options_of(const solve_options& o, backend where) {
   m.generator_seed = o.seed;
   m.allow_nonfinite = o.allow_nonfinite;
   m.keep_for_update = false;  // a solve never updates values
+  m.cuda_graphs = o.cuda_graphs == "on";
   return m;
 }
 
@@ -246,6 +247,7 @@ nlohmann::json json_report(const matrix& A, const solve_options& o, const solver
   if (A.where() == backend::cuda) j["gpu"] = device_name();
   j["transport"] = to_string(A.transport());
   j["transport_reason"] = A.transport_reason();
+  j["cuda_graphs"] = A.cuda_graphs();
   j["partition"] = A.partition_quality().method;
   j["partition_reason"] = A.partition_quality().reason;
   j["order"] = A.partition_quality().order;

@@ -34,6 +34,7 @@ struct solve_options {
   std::string order = "none";        ///< none | degree | rcm | auto (row order inside each rank)
   std::string backend = "auto";      ///< auto (cuda when every rank sees a GPU) | cuda | host
   std::string transport = "auto";    ///< auto | nccl | mpi-cuda | mpi-staged | mpi-host
+  std::string cuda_graphs = "on";    ///< on | off (matrix_options::cuda_graphs)
   std::string json;                  ///< optional JSON report
   int history_every = 10;            ///< print the residual every k iterations (0: never)
   bool allow_nonfinite = false;

@@ -9,6 +9,9 @@ namespace gpu {
 
 void stream_deleter::operator()(CUstream_st*) const noexcept {}
 void event_deleter::operator()(CUevent_st*) const noexcept {}
+void graph_deleter::operator()(CUgraphExec_st*) const noexcept {}
+graph_ptr capture(cuda_stream_t, const std::function<void()>&) { DSPMV_NOT_COMPILED("CUDA"); }
+void launch(CUgraphExec_st*, cuda_stream_t) { DSPMV_NOT_COMPILED("CUDA"); }
 void device_deleter::operator()(void*) const noexcept {}
 void pinned_deleter::operator()(void*) const noexcept {}
 stream_ptr make_stream(bool) { DSPMV_NOT_COMPILED("CUDA"); }

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <string>
 
 #include "common/errors.hpp"
@@ -135,6 +136,24 @@ struct distributed_matrix<V>::impl {
   long applies = 0;
   gpu::stream_ptr comm_stream;
   gpu::event_ptr start_event, halo_event, done_event;
+
+  /// CUDA graphs of the apply (matrix_options::cuda_graphs): an apply that repeats the previous
+  /// one's x, y, alpha and beta is captured once and launched as one graph from then on. The
+  /// graphs kept, most recently used first; they hold the operators' pointers, so any rebuild
+  /// (update_values) forgets them.
+  struct graph_key {
+    const V* x = nullptr;
+    V* y = nullptr;
+    V alpha = 0, beta = 0;
+    bool operator==(const graph_key& o) const { return x == o.x && y == o.y && alpha == o.alpha && beta == o.beta; }
+  };
+  static constexpr std::size_t max_graphs = 4;
+  std::vector<std::pair<graph_key, gpu::graph_ptr>> graphs;
+  std::optional<graph_key> last_key;
+  bool capturing = false;        ///< apply_device runs under capture (its work does not run)
+  bool graphs_refused = false;   ///< a capture failed: every apply runs eagerly from then on
+  long graph_launches = 0;
+  gpu::stream_ptr capture_stream;
   gpu::device_ptr stage_x, stage_y;  // for host vectors on the CUDA backend, made on first use
 
   rank_summary summary;
@@ -146,6 +165,7 @@ struct distributed_matrix<V>::impl {
 
   ~impl() {
     watched = {};
+    graphs.clear();     // before the transport: ncclCommDestroy waits for the graphs that captured it
     transport.reset();  // before the communicator it was built on
     if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
   }
@@ -202,6 +222,15 @@ struct distributed_matrix<V>::impl {
   void comm_stream_follows_caller();
   void exchange_host_begin(const V* x);
   void apply_device(V alpha, const V* x, V beta, V* y, cuda_stream_t stream, bool exchange);
+  bool graphs_on() const {
+    return cuda() && options.cuda_graphs && !graphs_refused && (!exchanges() || transport->capturable());
+  }
+  std::string graphs_state() const;
+  bool launch_graph(V alpha, const V* x, V beta, V* y, cuda_stream_t stream);
+  void forget_graphs() {
+    graphs.clear();
+    last_key.reset();
+  }
   void apply_host(V alpha, const V* x, V beta, V* y, bool exchange);
 };
 
@@ -623,7 +652,9 @@ void distributed_matrix<V>::impl::fill_summaries() {
 template <typename V>
 void distributed_matrix<V>::impl::comm_stream_follows_caller() {
   gpu::wait(comm_stream.get(), start_event.get());
-  gpu::wait(comm_stream.get(), done_event.get());
+  // The previous apply's end; a captured apply needs none (launch_graph orders the graph after it),
+  // and may wait only on events recorded in its capture.
+  if (!capturing) gpu::wait(comm_stream.get(), done_event.get());
 }
 
 /// Enqueues packing and exchange on the comm stream (comm_stream_follows_caller first).
@@ -668,7 +699,54 @@ void distributed_matrix<V>::impl::apply_device(V alpha, const V* x, V beta, V* y
   halo_multiply(alpha, comm_stream.get());
   join_exchange(stream);
   halo_finish(y, stream);
+  if (!capturing) gpu::record(done_event.get(), stream);  // a graph's is recorded at its launch
+}
+
+/// Why the applies do or do not run as CUDA graphs ("on", or "off: why"), for the report.
+template <typename V>
+std::string distributed_matrix<V>::impl::graphs_state() const {
+  if (graphs_on()) return "on";
+  if (!cuda()) return "off: host backend";
+  if (!options.cuda_graphs) return "off: requested";
+  if (graphs_refused) return "off: the apply could not be captured";
+  return "off: the " + std::string(to_string(choice.kind)) + " exchange waits on the host (nccl can be captured)";
+}
+
+/// The apply as a CUDA graph (matrix_options::cuda_graphs): an apply whose key repeats the previous
+/// apply's is captured on capture_stream (nothing runs) and launched on `stream` from then on.
+/// False where the apply is to run eagerly: the key's first sighting, graphs off, or a capture that
+/// failed (then never again: the failure would repeat). Every rank meets the same keys in the same
+/// order (the SPMD contract of matrix_options::cuda_graphs), so the ranks capture and launch their
+/// exchanges together, as NCCL requires; a capture fails alike on every rank (the same code).
+template <typename V>
+bool distributed_matrix<V>::impl::launch_graph(V alpha, const V* x, V beta, V* y, cuda_stream_t stream) {
+  if (!graphs_on()) return false;
+  const graph_key key{x, y, alpha, beta};
+  auto hit = std::find_if(graphs.begin(), graphs.end(), [&](const auto& g) { return g.first == key; });
+  if (hit == graphs.end()) {
+    const bool repeated = last_key && *last_key == key;
+    last_key = key;
+    if (!repeated) return false;
+    if (!capture_stream) capture_stream = gpu::make_stream();
+    capturing = true;
+    auto exec = gpu::capture(capture_stream.get(),
+                             [&] { apply_device(alpha, x, beta, y, capture_stream.get(), true); });
+    capturing = false;
+    if (!exec) {
+      graphs_refused = true;
+      forget_graphs();
+      return false;
+    }
+    if (graphs.size() == max_graphs) graphs.pop_back();
+    graphs.emplace(graphs.begin(), key, std::move(exec));
+    hit = graphs.begin();
+  }
+  std::rotate(graphs.begin(), hit, hit + 1);  // most recently used first
+  gpu::wait(stream, done_event.get());        // the previous apply, wherever it was enqueued
+  gpu::launch(graphs.front().second.get(), stream);
   gpu::record(done_event.get(), stream);
+  ++graph_launches;
+  return true;
 }
 
 template <typename V>
@@ -900,7 +978,7 @@ void distributed_matrix<V>::apply(V alpha, const V* x, V beta, V* y, cuda_stream
   }
   const bool x_dev = gpu::is_device_pointer(x), y_dev = gpu::is_device_pointer(y);
   if ((x_dev || n == 0) && (y_dev || n == 0)) {
-    m.apply_device(alpha, x, beta, y, stream, true);
+    if (!m.launch_graph(alpha, x, beta, y, stream)) m.apply_device(alpha, x, beta, y, stream, true);
     return;
   }
   // Host vectors on the CUDA backend: stage through buffers made once.
@@ -912,7 +990,7 @@ void distributed_matrix<V>::apply(V alpha, const V* x, V beta, V* y, cuda_stream
   V* dy = y_dev ? y : static_cast<V*>(m.stage_y.get());
   if (!x_dev) gpu::copy_async(dx, x, n * sizeof(V), stream);
   if (!y_dev && beta != V(0)) gpu::copy_async(dy, y, n * sizeof(V), stream);
-  m.apply_device(alpha, dx, beta, dy, stream, true);
+  if (!m.launch_graph(alpha, dx, beta, dy, stream)) m.apply_device(alpha, dx, beta, dy, stream, true);
   if (!y_dev) gpu::copy_async(y, dy, n * sizeof(V), stream);
   gpu::synchronize(stream);
 }
@@ -924,6 +1002,16 @@ void distributed_matrix<V>::apply_local_only(V alpha, const V* x, V beta, V* y, 
     m.apply_device(alpha, x, beta, y, stream, false);
   else
     m.apply_host(alpha, x, beta, y, false);
+}
+
+template <typename V>
+std::string distributed_matrix<V>::cuda_graphs() const {
+  return impl_->graphs_state();
+}
+
+template <typename V>
+long distributed_matrix<V>::graph_launches() const {
+  return impl_->graph_launches;
 }
 
 template <typename V>
@@ -955,6 +1043,7 @@ void distributed_matrix<V>::from_partitioned(const V* partitioned, V* caller) co
 template <typename V>
 void distributed_matrix<V>::update_values(const V* values, memory_space space) {
   auto& m = *impl_;
+  m.forget_graphs();  // they hold the operators' pointers
   if (m.in_place) {
     // Entries in the caller's order are the read order: split them with the kept flags.
     collective_try(m.comm, [&] {

@@ -89,6 +89,15 @@ struct matrix_options {
   /// on the GPU what update_values needs (the local block's pattern and one byte per entry, about
   /// 5 bytes per nonzero). Programs that never update values (the command line) turn it off.
   bool keep_for_update = true;
+  /// CUDA backend: an apply on device vectors (or staged host vectors) that repeats the previous
+  /// apply's x, y, alpha and beta, as a solver's loop does, is captured once into a CUDA graph and
+  /// launched as one graph from then on (up to 4 graphs are kept): one launch of host time instead
+  /// of one per kernel and, with NCCL, of ncclGroupEnd's 26-43 us. It applies with one rank and
+  /// with the nccl transport; the other transports wait on MPI on the host and stay eager
+  /// (cuda_graphs() says which). With several ranks, every rank must call apply with its vectors in
+  /// the same roles (SPMD code does): NCCL requires a captured exchange to be captured, and
+  /// launched, on every rank of it.
+  bool cuda_graphs = true;
   /// Entries per chunk of rows streamed through the host by the GPU setup (DESIGN.md §11): the
   /// host holds about two chunks (16 bytes per entry each) at a time.
   offset_type setup_chunk_nnz = offset_type{32} << 20;
@@ -208,6 +217,11 @@ class distributed_matrix {
   /// Rank → host → GPU of every rank, and the MPI library (self-diagnosis at start).
   const std::vector<dist::rank_placement>& placement() const;
   const dist::mpi_facts& mpi() const;
+
+  /// Whether applies run as CUDA graphs: "on", or "off: why" (matrix_options::cuda_graphs).
+  std::string cuda_graphs() const;
+  /// Applies launched as a CUDA graph so far on this rank.
+  long graph_launches() const;
 
   /// Timed pieces of apply, for the report: the local product alone (A_local and A_halo on the
   /// ghost values already present) and the halo exchange alone. Collective like apply.

@@ -4,12 +4,14 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 
 #include "common/types.hpp"
 
 struct CUevent_st;
+struct CUgraphExec_st;
 
 namespace distspmv::dist::gpu {
 
@@ -38,6 +40,19 @@ bool query(cuda_stream_t s);
 /// Waits for `s` under the halo watchdog (dist/watchdog.hpp): past DISTSPMV_HALO_TIMEOUT, or on a
 /// transport's failure, the rank reports and aborts the job instead of waiting for ever.
 void synchronize(cuda_stream_t s);
+
+/// CUDA graphs of the apply (matrix_options::cuda_graphs): the work a function enqueues on a
+/// stream (and on the streams that wait on it) captured once and launched again as one graph.
+struct graph_deleter {
+  void operator()(CUgraphExec_st* g) const noexcept;
+};
+using graph_ptr = std::unique_ptr<CUgraphExec_st, graph_deleter>;
+/// Runs enqueue() under stream capture of `s` (thread-local mode: other threads' CUDA calls are
+/// not affected) and instantiates what it enqueued; nothing runs. Returns null, with CUDA's error
+/// state cleared, where the work cannot be captured (a synchronisation, an MPI wait on the host)
+/// or enqueue() throws; then the caller enqueues it the usual way.
+graph_ptr capture(cuda_stream_t s, const std::function<void()>& enqueue);
+void launch(CUgraphExec_st* g, cuda_stream_t s);
 
 /// Device and pinned host memory, released by the deleters.
 struct device_deleter {

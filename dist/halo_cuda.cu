@@ -2,6 +2,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdio>
+#include <exception>
 
 #include "common/cuda_check.hpp"
 #include "distspmv/config.hpp"
@@ -12,6 +13,7 @@ namespace distspmv::dist::gpu {
 
 void stream_deleter::operator()(CUstream_st* s) const noexcept { DSPMV_CUDA_CHECK_NOTHROW(cudaStreamDestroy(s)); }
 void event_deleter::operator()(CUevent_st* e) const noexcept { DSPMV_CUDA_CHECK_NOTHROW(cudaEventDestroy(e)); }
+void graph_deleter::operator()(CUgraphExec_st* g) const noexcept { DSPMV_CUDA_CHECK_NOTHROW(cudaGraphExecDestroy(g)); }
 void device_deleter::operator()(void* p) const noexcept { DSPMV_CUDA_CHECK_NOTHROW(cudaFree(p)); }
 void pinned_deleter::operator()(void* p) const noexcept { DSPMV_CUDA_CHECK_NOTHROW(cudaFreeHost(p)); }
 
@@ -48,6 +50,29 @@ void synchronize(cuda_stream_t s) {
   watchdog::wait_until([s] { return query(s); },
                        [] { return std::string("its GPU stream (an apply's halo waits on its neighbours' GPUs)"); });
 }
+
+graph_ptr capture(cuda_stream_t s, const std::function<void()>& enqueue) {
+  DSPMV_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  bool enqueued = true;
+  try {
+    enqueue();
+  } catch (const std::exception&) {
+    enqueued = false;  // e.g. a launch check that synchronises (DISTSPMV_DEBUG_SYNC)
+  }
+  cudaGraph_t graph = nullptr;
+  const cudaError_t ended = cudaStreamEndCapture(s, &graph);
+  cudaGraphExec_t exec = nullptr;
+  const bool ok = enqueued && ended == cudaSuccess && graph != nullptr &&
+                  cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess;
+  if (graph != nullptr) DSPMV_CUDA_CHECK(cudaGraphDestroy(graph));
+  if (!ok) {
+    (void)cudaGetLastError();  // capture errors are not sticky: clear them, the caller goes on eagerly
+    return nullptr;
+  }
+  return graph_ptr(exec);
+}
+
+void launch(CUgraphExec_st* g, cuda_stream_t s) { DSPMV_CUDA_CHECK(cudaGraphLaunch(g, s)); }
 
 device_ptr allocate_device(std::size_t bytes) {
   void* p = nullptr;

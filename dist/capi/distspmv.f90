@@ -66,6 +66,7 @@ module distspmv
     integer(c_int) :: allow_nonfinite
     integer(c_int) :: order              ! enum distspmv_order
     integer(c_int) :: float_values       ! nonzero: mixed precision (values stored in float)
+    integer(c_int) :: cuda_graphs        ! nonzero (default): repeated applies as one CUDA graph
   end type distspmv_options
 
   type, bind(c) :: distspmv_halo_stats

@@ -111,10 +111,14 @@ typedef struct distspmv_options {
   int float_values;               /* nonzero: mixed precision, the local format stores its values
                                      in float where it can (CSR family, HDIA); x, y and the sums
                                      stay double; a value beyond float's range is bad input */
+  int cuda_graphs;                /* nonzero (the default): an apply repeating the previous one's
+                                     x, y, alpha and beta runs as one captured CUDA graph (one rank
+                                     or NCCL; every rank must then pass its vectors in the same
+                                     roles, as SPMD code does); 0: always launched kernel by kernel */
 } distspmv_options;
 
 /* The defaults of the C++ API: format "auto", METIS, CUDA backend, automatic transport, seeds 1,
- * order none, double values.
+ * order none, double values, CUDA graphs on.
  * Does nothing when opts is NULL. */
 void distspmv_options_default(distspmv_options* opts);
 

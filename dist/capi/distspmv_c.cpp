@@ -202,6 +202,7 @@ local_problem convert_options(const distspmv_options* in, distspmv::matrix_optio
       return invalid("opts->order = " + std::to_string(c_enum_value(o.order)) + " is not a distspmv_order");
   }
   out.float_values = o.float_values != 0;
+  out.cuda_graphs = o.cuda_graphs != 0;
   switch (c_enum_value(o.backend)) {
     case DISTSPMV_BACKEND_CUDA: out.where = distspmv::backend::cuda; break;
     case DISTSPMV_BACKEND_HOST: out.where = distspmv::backend::host; break;
@@ -287,6 +288,7 @@ void distspmv_options_default(distspmv_options* opts) {
                 : d.order == distspmv::row_order::automatic ? DISTSPMV_ORDER_AUTO
                                                             : DISTSPMV_ORDER_NONE;
   opts->float_values = d.float_values ? 1 : 0;
+  opts->cuda_graphs = d.cuda_graphs ? 1 : 0;
 }
 
 const char* distspmv_last_error(void) {

@@ -90,6 +90,9 @@ class nccl_transport final : public halo_transport<V> {
       : pattern_(pattern), send_(send), recv_(recv), owner_(nccl_comm_for(comm)), comm_(owner_.get()) {}
 
   transport_kind kind() const override { return transport_kind::nccl; }
+  /// NCCL's point-to-point calls are captured into CUDA graphs since NCCL 2.9; the first apply of
+  /// a matrix always runs eagerly, as NCCL asks of captured P2P calls.
+  bool capturable() const override { return true; }
 
   void begin(cuda_stream_t stream) override {
     DSPMV_NCCL_CHECK(ncclGroupStart());

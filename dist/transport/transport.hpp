@@ -24,6 +24,9 @@ class halo_transport {
   /// Finishes it: host transports return with `recv` filled; device transports return once the
   /// remaining work is enqueued on `stream` (the caller waits on it with an event).
   virtual void end(cuda_stream_t stream) = 0;
+  /// True where begin() and end() only enqueue GPU work (no host wait, no MPI call), so that an
+  /// apply's exchange can be captured into a CUDA graph (matrix_options::cuda_graphs).
+  virtual bool capturable() const { return false; }
   /// An asynchronous failure of the transport (NCCL's), polled by the halo watchdog while the
   /// rank waits (dist/watchdog.hpp); empty while healthy.
   virtual std::string failure() { return {}; }

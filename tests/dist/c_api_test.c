@@ -503,6 +503,11 @@ int main(int argc, char** argv) {
   CHECK(strcmp(distspmv_status_name(DISTSPMV_ERROR_BAD_INPUT), "DISTSPMV_ERROR_BAD_INPUT") == 0, "status name");
   CHECK(distspmv_last_error() != NULL, "last_error is NULL");
   distspmv_options_default(NULL); /* harmless */
+  {
+    distspmv_options d;
+    distspmv_options_default(&d);
+    CHECK(d.cuda_graphs == 1 && d.float_values == 0, "cuda_graphs on and float_values off by default");
+  }
 
   test_laplacian_2d(size, DISTSPMV_ORDER_NONE, 0);
   test_laplacian_2d(size, DISTSPMV_ORDER_RCM, 0);

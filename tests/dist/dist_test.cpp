@@ -13,6 +13,7 @@
 
 #include "dist/distributed_matrix.hpp"
 #include "dist/diagnostics.hpp"
+#include "dist/gpu.hpp"
 #include "dist/setup/mpi_util.hpp"
 #include "dist/transport/transport.hpp"
 #include "distspmv/config.hpp"
@@ -224,6 +225,87 @@ TEST(Distributed, UpdateValuesKeepsThePattern) {
     const auto s = slice_rows(doubled, row_range{b[me], b[me + 1]});
     m.update_values(s.values.data(), memory_space::host);
     EXPECT_LE(distributed_error(m, doubled, 1.0, 0.5), tolerance) << to_string(p);
+  }
+}
+
+/// CUDA graphs (matrix_options::cuda_graphs): applies that repeat the previous one's vectors and
+/// scalars run as captured graphs, and every y equals the eager matrix's, across new keys, more
+/// keys than graphs kept, exchanges and local products in between, and update_values. With the
+/// nccl transport (jobs/dist_gpu.sh) the exchange is in the graph; other transports stay eager.
+TEST(Distributed, CudaGraphsMatchEagerApplies) {
+  if (test_backend() != backend::cuda) GTEST_SKIP() << "CUDA backend check";
+  auto a = io::read_matrix("gen:rmat:10:8");
+  auto o = host_options(partitioner::block);
+  o.cuda_graphs = false;
+  auto eager = from_whole(a, o);
+  o.cuda_graphs = true;
+  auto graphed = from_whole(a, o);
+  const auto n = static_cast<std::size_t>(graphed.local_rows());
+  ASSERT_EQ(n, static_cast<std::size_t>(eager.local_rows()));
+  EXPECT_EQ(eager.cuda_graphs(), "off: requested");
+
+  // Six x vectors and a y per matrix on the device; both ys start equal.
+  const std::size_t bytes = std::max<std::size_t>(1, n) * sizeof(double);
+  std::vector<dist::gpu::device_ptr> xs;
+  for (int k = 0; k < 6; ++k) {
+    std::vector<double> h(n);
+    for (std::size_t i = 0; i < n; ++i) h[i] = vector_entry(graphed.first_row() + static_cast<global_index_type>(i), k + 1);
+    xs.push_back(dist::gpu::allocate_device(bytes));
+    dist::gpu::copy_async(xs.back().get(), h.data(), n * sizeof(double), nullptr);
+  }
+  auto y_eager = dist::gpu::allocate_device(bytes), y_graphed = dist::gpu::allocate_device(bytes);
+  {
+    std::vector<double> h(n);
+    for (std::size_t i = 0; i < n; ++i) h[i] = vector_entry(graphed.first_row() + static_cast<global_index_type>(i), 9);
+    dist::gpu::copy_async(y_eager.get(), h.data(), n * sizeof(double), nullptr);
+    dist::gpu::copy_async(y_graphed.get(), h.data(), n * sizeof(double), nullptr);
+  }
+  struct call {
+    int x;
+    double alpha, beta;
+  };
+  std::vector<call> calls{{0, 1, 0}, {0, 1, 0}, {0, 1, 0}, {1, 2, 0.5}, {1, 2, 0.5}, {0, 1, 0}, {1, 2, 0.5}, {1, -1, 1}};
+  for (int k = 0; k < 6; ++k) calls.insert(calls.end(), 3, call{k, 0.5 + k, -0.25});  // six keys, four kept
+  for (int k = 0; k < 6; ++k) calls.push_back({k, 0.5 + k, -0.25});
+  std::vector<double> he(n), hg(n);
+  auto run_and_compare = [&](const std::string& when) {
+    for (std::size_t c = 0; c < calls.size(); ++c) {
+      const double* x = static_cast<const double*>(xs[calls[c].x].get());
+      eager.apply(calls[c].alpha, x, calls[c].beta, static_cast<double*>(y_eager.get()));
+      graphed.apply(calls[c].alpha, x, calls[c].beta, static_cast<double*>(y_graphed.get()));
+      if (c % 5 == 4) {  // eager pieces between the graphs
+        graphed.exchange_only(x, nullptr);
+        graphed.apply_local_only(1.0, x, 0.0, static_cast<double*>(y_graphed.get()), nullptr);
+        eager.apply_local_only(1.0, x, 0.0, static_cast<double*>(y_eager.get()), nullptr);
+      }
+      dist::gpu::copy_async(he.data(), y_eager.get(), n * sizeof(double), nullptr);
+      dist::gpu::copy_async(hg.data(), y_graphed.get(), n * sizeof(double), nullptr);
+      dist::gpu::synchronize(nullptr);
+      double diff = 0, scale = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        diff = std::max(diff, std::abs(he[i] - hg[i]));
+        scale = std::max(scale, std::abs(he[i]));
+      }
+      EXPECT_LE(dist::allreduce_max(diff, MPI_COMM_WORLD), 1e-14 * dist::allreduce_max(scale, MPI_COMM_WORLD))
+          << when << ", call " << c;
+    }
+  };
+  run_and_compare("first values");
+  const long launched = graphed.graph_launches();
+  if (graphed.cuda_graphs() == "on") {
+    EXPECT_GE(launched, 12);
+  }
+  EXPECT_EQ(eager.graph_launches(), 0);
+
+  // New values rebuild the operators: the graphs are captured again.
+  for (auto& v : a.values) v *= -2;
+  const auto b = caller_bounds(a.rows, -1);
+  const auto s = slice_rows(a, row_range{b[world_rank()], b[world_rank() + 1]});
+  eager.update_values(s.values.data(), memory_space::host);
+  graphed.update_values(s.values.data(), memory_space::host);
+  run_and_compare("after update_values");
+  if (graphed.cuda_graphs() == "on") {
+    EXPECT_GE(graphed.graph_launches() - launched, 12);
   }
 }
 
