@@ -215,6 +215,7 @@ void print_report(const matrix& A, const solve_options& o, const solvers::solve_
              "(rank 0); setup {:.3f} s\n",
              o.source, A.global_rows(), A.global_nnz(), A.ranks(), to_string(A.where()), to_string(A.transport()),
              A.transport_reason(), A.partition_quality().method, A.summary().format, f.setup_seconds);
+  if (A.where() == backend::cuda) fmt::print("apply as a CUDA graph: {} (rank 0)\n", A.cuda_graphs());
   fmt::print("method {}, rtol {:.1e}, at most {} iterations; b = {}\n", method_label(o), o.rtol, o.max_iters,
              o.rhs.empty() ? "A * 1" : o.rhs);
   const auto& h = r.residual_history;
