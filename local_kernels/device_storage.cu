@@ -90,7 +90,7 @@ void* device_storage::allocate_bytes(std::size_t bytes) {
 
 void* device_storage::upload_bytes(const void* host, std::size_t bytes) {
   void* p = allocate_bytes(bytes);
-  if (bytes > 0) DSPMV_CUDA_CHECK(cudaMemcpy(p, host, bytes, cudaMemcpyHostToDevice));
+  copy_to_device(p, host, bytes);
   return p;
 }
 
@@ -108,7 +108,13 @@ void copy_to_host(void* host, const void* device, std::size_t bytes) {
 }
 
 void copy_to_device(void* device, const void* host, std::size_t bytes) {
-  if (bytes > 0) DSPMV_CUDA_CHECK(cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice));
+  if (bytes == 0) return;
+  DSPMV_CUDA_CHECK(cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice));
+  // From pageable memory cudaMemcpy may return before its DMA has landed (CUDA's "API
+  // synchronization behavior"), and the engine's kernels run on non-blocking streams, which do not
+  // wait for the default stream: an apply right after an upload read stale entries of x and y
+  // (one --check in 12 failed over cuda-ipc on 2 H200s, jobs/results/2026-11-26_h200x2_checks).
+  DSPMV_CUDA_CHECK(cudaStreamSynchronize(nullptr));
 }
 
 void device_synchronize() { DSPMV_CUDA_CHECK(cudaDeviceSynchronize()); }

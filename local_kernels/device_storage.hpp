@@ -18,8 +18,8 @@ class device_storage {
   device_storage& operator=(device_storage&&) noexcept;
   ~device_storage();
 
-  /// Copies `bytes` from host memory to a new device allocation; returns its address
-  /// (nullptr for 0 bytes).
+  /// Copies `bytes` from host memory to a new device allocation (copy_to_device: done on return);
+  /// returns its address (nullptr for 0 bytes).
   void* upload_bytes(const void* host, std::size_t bytes);
 
   /// Typed upload of a whole vector.
@@ -60,7 +60,8 @@ device_memory_info device_memory();
 
 /// CUDA devices this process can use: 0 in a build without CUDA or on a machine without a GPU.
 int cuda_device_count();
-/// Synchronous copies between host and device memory (setup and tests, not the apply path).
+/// Synchronous copies between host and device memory (setup and tests, not the apply path): they
+/// return with the data in place, so that work on any stream may use it.
 void copy_to_host(void* host, const void* device, std::size_t bytes);
 void copy_to_device(void* device, const void* host, std::size_t bytes);
 /// Waits for all work on the current device (tests and benchmarks only).
