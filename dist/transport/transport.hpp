@@ -51,7 +51,9 @@ struct transport_context {
 /// the applies run as CUDA graphs. 2x H200 (jobs/results/2026-11-26_h200x2_transport): NCCL with
 /// graphs ran the apply 1.26-1.64x faster on blocks of 0.1-3.5 M nonzeros per rank (poisson3d,
 /// R-MAT, soc-Slashdot0902), where cuda-ipc's host handshake (about 33 µs) outlasts the local SpMV;
-/// cuda-ipc was 1.07-1.19x faster from 7.3 M on, where NCCL's kernel slows the local SpMV.
+/// cuda-ipc was 1.05-1.22x faster from 7.3 M on, where NCCL's kernel slows the local SpMV. On 4x
+/// H200 NCCL won 1.16-2.13x up to 7.1 M (cuda-ipc's handshake grows with the neighbours): the
+/// threshold is what won on both.
 constexpr std::int64_t small_block_nnz = 4'000'000;
 
 struct transport_choice {
