@@ -25,6 +25,7 @@ device_storage& device_storage::operator=(device_storage&&) noexcept = default;
 device_storage::~device_storage() = default;
 void device_storage::release() noexcept {}
 void device_storage::adopt(device_storage&&) { DSPMV_NOT_COMPILED("CUDA"); }
+bool device_storage::free_allocation(const void*) { DSPMV_NOT_COMPILED("CUDA"); }
 std::size_t device_bytes_in_use() { return 0; }
 std::size_t device_bytes_peak() { return 0; }
 void reset_device_peak() {}

@@ -1,5 +1,6 @@
 #include "local_kernels/device_storage.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <string>
@@ -61,7 +62,7 @@ device_storage& device_storage::operator=(device_storage&& o) noexcept {
 device_storage::~device_storage() { release(); }
 
 void device_storage::release() noexcept {
-  for (void* p : blocks_) DSPMV_CUDA_CHECK_NOTHROW(cudaFree(p));
+  for (const block& b : blocks_) DSPMV_CUDA_CHECK_NOTHROW(cudaFree(b.address));
   in_use -= bytes_;
   blocks_.clear();
   bytes_ = 0;
@@ -82,10 +83,20 @@ void* device_storage::allocate_bytes(std::size_t bytes) {
                         gib(in_use.load()) + "); use more ranks (GPUs), a format with less padding, or float values");
   }
   DSPMV_CUDA_CHECK(err);
-  blocks_.push_back(p);
+  blocks_.push_back({p, bytes});
   bytes_ += bytes;
   count_allocation(bytes);
   return p;
+}
+
+bool device_storage::free_allocation(const void* p) {
+  const auto it = std::find_if(blocks_.begin(), blocks_.end(), [p](const block& b) { return b.address == p; });
+  if (p == nullptr || it == blocks_.end()) return false;
+  DSPMV_CUDA_CHECK(cudaFree(it->address));
+  bytes_ -= it->bytes;
+  in_use -= it->bytes;
+  blocks_.erase(it);
+  return true;
 }
 
 void* device_storage::upload_bytes(const void* host, std::size_t bytes) {

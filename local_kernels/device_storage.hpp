@@ -36,6 +36,10 @@ class device_storage {
   /// Takes over every allocation of `other` (a builder adopting the arrays it keeps).
   void adopt(device_storage&& other);
 
+  /// Frees the allocation that starts at `p` now (one this storage made or adopted), e.g. an array
+  /// a builder found it does not need. False, and nothing freed, where `p` starts none of them.
+  bool free_allocation(const void* p);
+
   /// Frees everything now.
   void clear() noexcept { release(); }
 
@@ -43,7 +47,11 @@ class device_storage {
 
  private:
   void release() noexcept;
-  std::vector<void*> blocks_;
+  struct block {
+    void* address;
+    std::size_t bytes;
+  };
+  std::vector<block> blocks_;
   std::size_t bytes_ = 0;
 };
 

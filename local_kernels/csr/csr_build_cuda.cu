@@ -6,8 +6,8 @@
 //     8 bytes per row, the host code the two builders share;
 //   - everything that reads the nonzeros runs on the GPU: the column check, whether every value
 //     is 1 (pattern, thrust::all_of) and each gather block's smallest and largest column (CUB
-//     segmented reductions) for mean_gather_span. A pattern block's values stay allocated with
-//     its other arrays (they came in one storage), but the kernels never read them;
+//     segmented reductions) for mean_gather_span. A pattern block's values are freed (the
+//     kernels never read them) where they are an allocation of their own;
 //   - float values (mixed precision) are rounded in place into the first half of the values'
 //     memory (float_values.hpp); the second half stays allocated with the block.
 #include <cuda_runtime.h>
@@ -164,6 +164,9 @@ device_built<csr_view<V>> build_cuda(device_csr<V>&& a, const csr_params& params
     }
   }
   built.storage.adopt(std::move(a.storage));
+  // A pattern's kernels never read its values: their memory (8 bytes per nonzero in double) goes
+  // back now, where it is an allocation of its own (allocate_device_csr's values are).
+  if (m.pattern) built.storage.free_allocation(a.values);
   a = {};
   built.stats = std::move(m.stats);
   DSPMV_CUDA_CHECK(cudaStreamSynchronize(nullptr));

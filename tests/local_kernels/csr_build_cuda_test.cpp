@@ -4,6 +4,7 @@
 // without a GPU (label cuda).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -99,6 +100,25 @@ TEST_F(CsrBuildCuda, TakesOverTheDeviceArraysWithoutCopying) {
   EXPECT_EQ(built.view.row_ptr, row_ptr);
   EXPECT_EQ(built.view.col_idx, col_idx);
   EXPECT_EQ(built.view.values, values);
+}
+
+TEST_F(CsrBuildCuda, APatternGivesItsValuesMemoryBack) {
+  auto a = test::random_csr(3000, 2000, 1, 9, 24);
+  std::fill(a.values.begin(), a.values.end(), 1.0);
+  auto with_values = a;
+  with_values.values[7] = 2.0;
+  const auto nnz = static_cast<std::size_t>(a.nnz());
+  for (const csr::kernel k : {csr::kernel::adaptive, csr::kernel::split}) {
+    const std::size_t held_before = device_bytes_in_use();
+    const auto pattern = csr::build_cuda(upload_csr(a), csr::csr_params{k, 0});
+    const std::size_t held_pattern = device_bytes_in_use() - held_before;
+    const auto other = csr::build_cuda(upload_csr(with_values), csr::csr_params{k, 0});
+    EXPECT_TRUE(pattern.view.pattern);
+    EXPECT_FALSE(other.view.pattern);
+    // The same plan; the pattern holds no values.
+    EXPECT_EQ(other.storage.bytes() - pattern.storage.bytes(), nnz * sizeof(double));
+    EXPECT_EQ(held_pattern, pattern.storage.bytes());
+  }
 }
 
 TEST_F(CsrBuildCuda, RejectsAColumnOutOfRange) {
