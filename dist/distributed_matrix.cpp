@@ -610,8 +610,6 @@ void distributed_matrix<V>::impl::choose_and_make_transport() {
   context.single_node = single_host(placement);
   context.nccl_compiled = DISTSPMV_HAVE_NCCL;
   context.mpi_cuda_aware = mpi.cuda_aware;
-  context.cuda_graphs = options.cuda_graphs;
-  context.max_block_nnz = allreduce_max(static_cast<std::int64_t>(owned_nnz), comm);
   collective_try(comm, [&] { choice = choose_transport(options.transport, context); });
   collective_try(comm, [&] {
     if (ranks > 1) transport = make_transport<V>(choice.kind, comm, plan.pattern, send_buf, ghost_buf);

@@ -96,8 +96,7 @@ struct matrix_options {
   /// with the nccl transport; the other transports wait on MPI on the host and stay eager
   /// (cuda_graphs() says which). With several ranks, every rank must call apply with its vectors in
   /// the same roles (SPMD code does): NCCL requires a captured exchange to be captured, and
-  /// launched, on every rank of it. With it on, transport automatic picks NCCL on one host for
-  /// blocks under dist::small_block_nnz nonzeros (transport.hpp), where that pays.
+  /// launched, on every rank of it.
   bool cuda_graphs = true;
   /// Entries per chunk of rows streamed through the host by the GPU setup (DESIGN.md §11): the
   /// host holds about two chunks (16 bytes per entry each) at a time.

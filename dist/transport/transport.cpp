@@ -1,7 +1,5 @@
 #include "dist/transport/transport.hpp"
 
-#include <string>
-
 #include "common/errors.hpp"
 
 namespace distspmv::dist {
@@ -20,10 +18,6 @@ transport_choice choose_transport(transport_kind requested, const transport_cont
       // 1-2% faster; README.md, 'Measured on H200 machines'). Not where ranks share a GPU: there
       // each handshake waits for the other process's time slice (H100, 2 ranks, poisson3d:96:
       // apply 4485 us over cuda-ipc, 353 us over staged MPI).
-      if (c.single_node && !c.gpu_shared && c.nccl_compiled && c.cuda_graphs && c.max_block_nnz < small_block_nnz)
-        return {transport_kind::nccl, "all ranks on one host, one GPU each, blocks of at most " +
-                                          std::to_string(c.max_block_nnz) +
-                                          " nonzeros: NCCL's exchange runs inside the apply's CUDA graph"};
       if (c.single_node && !c.gpu_shared)
         return {transport_kind::cuda_ipc, "all ranks on one host, one GPU each: copy engines pull the halo over CUDA IPC"};
       if (c.nccl_compiled && !c.gpu_shared) return {transport_kind::nccl, "several hosts, NCCL available, one GPU per rank"};

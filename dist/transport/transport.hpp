@@ -5,7 +5,6 @@
 
 #include <mpi.h>
 
-#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -43,18 +42,7 @@ struct transport_context {
   bool single_node = true;    ///< every rank runs on the same host (CUDA IPC reaches only those)
   bool nccl_compiled = false;
   bool mpi_cuda_aware = false;
-  bool cuda_graphs = false;        ///< matrix_options::cuda_graphs: NCCL's exchange can join the graph
-  std::int64_t max_block_nnz = 0;  ///< nonzeros of the largest rank's block
 };
-
-/// On one host, `auto` picks NCCL instead of cuda-ipc for blocks below this many nonzeros, where
-/// the applies run as CUDA graphs. 2x H200 (jobs/results/2026-11-26_h200x2_transport): NCCL with
-/// graphs ran the apply 1.26-1.64x faster on blocks of 0.1-3.5 M nonzeros per rank (poisson3d,
-/// R-MAT, soc-Slashdot0902), where cuda-ipc's host handshake (about 33 µs) outlasts the local SpMV;
-/// cuda-ipc was 1.05-1.22x faster from 7.3 M on, where NCCL's kernel slows the local SpMV. On 4x
-/// H200 NCCL won 1.16-2.13x up to 7.1 M (cuda-ipc's handshake grows with the neighbours): the
-/// threshold is what won on both.
-constexpr std::int64_t small_block_nnz = 4'000'000;
 
 struct transport_choice {
   transport_kind kind = transport_kind::mpi_host;

@@ -564,34 +564,6 @@ TEST(Distributed, BadRowsOnOneRankFailOnEveryRank) {
   }
 }
 
-TEST(Distributed, SmallBlocksOnOneHostTakeNcclWhereTheAppliesRunAsGraphs) {
-  dist::transport_context c;
-  c.where = backend::cuda;
-  c.ranks = 2;
-  c.nccl_compiled = true;
-  c.cuda_graphs = true;
-  c.max_block_nnz = 900000;
-  const auto small = dist::choose_transport(transport_kind::automatic, c);
-  EXPECT_EQ(small.kind, transport_kind::nccl);
-  EXPECT_NE(small.reason.find("900000 nonzeros"), std::string::npos) << small.reason;
-  c.max_block_nnz = dist::small_block_nnz;  // large blocks: the copy engines, no NCCL kernel
-  EXPECT_EQ(dist::choose_transport(transport_kind::automatic, c).kind, transport_kind::cuda_ipc);
-  c.max_block_nnz = 900000;
-  c.cuda_graphs = false;  // measured with graphs only
-  EXPECT_EQ(dist::choose_transport(transport_kind::automatic, c).kind, transport_kind::cuda_ipc);
-  c.cuda_graphs = true;
-  c.nccl_compiled = false;
-  EXPECT_EQ(dist::choose_transport(transport_kind::automatic, c).kind, transport_kind::cuda_ipc);
-  c.nccl_compiled = true;
-  c.gpu_shared = true;  // NCCL refuses a shared GPU
-  EXPECT_EQ(dist::choose_transport(transport_kind::automatic, c).kind, transport_kind::mpi_staged);
-  c.gpu_shared = false;
-  c.single_node = false;  // across hosts NCCL anyway
-  EXPECT_EQ(dist::choose_transport(transport_kind::automatic, c).kind, transport_kind::nccl);
-  c.where = backend::host;
-  EXPECT_EQ(dist::choose_transport(transport_kind::automatic, c).kind, transport_kind::mpi_host);
-}
-
 TEST(Distributed, TransportChoiceFollowsThePlacement) {
   using dist::choose_transport;
   using dist::transport_context;
