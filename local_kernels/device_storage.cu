@@ -90,8 +90,9 @@ void* device_storage::allocate_bytes(std::size_t bytes) {
 }
 
 bool device_storage::free_allocation(const void* p) {
+  if (p == nullptr) return false;
   const auto it = std::find_if(blocks_.begin(), blocks_.end(), [p](const block& b) { return b.address == p; });
-  if (p == nullptr || it == blocks_.end()) return false;
+  if (it == blocks_.end()) return false;
   DSPMV_CUDA_CHECK(cudaFree(it->address));
   bytes_ -= it->bytes;
   in_use -= it->bytes;
