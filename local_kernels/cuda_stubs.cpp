@@ -43,6 +43,7 @@ void check_fits_float(const device_csr_view<V>&, const std::string&) { DSPMV_NOT
 template void check_fits_float(const device_csr_view<float>&, const std::string&);
 template void check_fits_float(const device_csr_view<double>&, const std::string&);
 const float* narrow_in_place(double*, offset_type) { DSPMV_NOT_COMPILED("CUDA"); }
+const float* narrow_to_new(const double*, offset_type, device_storage&) { DSPMV_NOT_COMPILED("CUDA"); }
 
 // ---- device_csr ----
 template <typename V>

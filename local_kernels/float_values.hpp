@@ -1,14 +1,16 @@
 // Mixed precision (`--precision mixed`, build_options::float_values): the formats that can store
 // their values in float (the CSR family, HDIA) and multiply them with double x into double sums.
 // What they share: the check that every value fits a float, with an error naming the first that
-// does not, and (GPU) rounding a double array to float in its own memory.
+// does not, and (GPU) rounding a double array to float, into new memory or its own.
 // Plain C++: no CUDA header.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "common/csr_matrix.hpp"
 #include "local_kernels/device_csr.hpp"
+#include "local_kernels/device_storage.hpp"
 
 namespace distspmv {
 
@@ -35,5 +37,12 @@ void check_fits_float(const device_csr_view<ValueType>& a, const std::string& so
 /// Rounds the n doubles at `values` (device memory) to float into the first half of the same
 /// memory, in place, and returns it; the second half stays allocated. Synchronous.
 const float* narrow_in_place(double* values, offset_type n);
+
+/// Rounds them into a new allocation of `storage` instead, where the GPU has room for it (n floats
+/// and narrow_headroom_bytes to spare), so that the caller can free the doubles: 4 bytes per value
+/// instead of 8 from then on, for 12 while rounding. nullptr, and nothing done, where it has not
+/// (then narrow_in_place). Synchronous.
+constexpr std::size_t narrow_headroom_bytes = std::size_t{256} << 20;
+const float* narrow_to_new(const double* values, offset_type n, device_storage& storage);
 
 }  // namespace distspmv

@@ -56,4 +56,13 @@ const float* narrow_in_place(double* values, offset_type n) {
   return out;
 }
 
+const float* narrow_to_new(const double* values, offset_type n, device_storage& storage) {
+  const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(float);
+  if (n == 0 || device_memory().free < bytes + narrow_headroom_bytes) return nullptr;
+  auto* out = static_cast<float*>(storage.allocate_bytes(bytes));
+  thrust::transform(thrust::device, values, values + n, out, to_float{});
+  DSPMV_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+  return out;
+}
+
 }  // namespace distspmv

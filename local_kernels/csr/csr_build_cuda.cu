@@ -8,8 +8,9 @@
 //     is 1 (pattern, thrust::all_of) and each gather block's smallest and largest column (CUB
 //     segmented reductions) for mean_gather_span. A pattern block's values are freed (the
 //     kernels never read them) where they are an allocation of their own;
-//   - float values (mixed precision) are rounded in place into the first half of the values'
-//     memory (float_values.hpp); the second half stays allocated with the block.
+//   - float values (mixed precision) are rounded into a new float array, and the doubles freed,
+//     where the GPU has room for both at once; else in place into the first half of the values'
+//     memory, whose second half then stays allocated with the block (float_values.hpp).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -156,17 +157,20 @@ device_built<csr_view<V>> build_cuda(device_csr<V>&& a, const csr_params& params
   built.view.row_ptr = a.row_ptr;
   built.view.col_idx = a.col_idx;
   built.view.values = m.pattern ? nullptr : a.values;
+  bool values_unused = m.pattern;  // a pattern's kernels never read its values
   if constexpr (sizeof(V) > sizeof(float)) {
     if (stores_float_values<V>(m.params, m.pattern)) {
       check_fits_float(d, "csr::build_cuda");
-      built.view.values_f32 = narrow_in_place(a.values, a.nnz);
+      const float* rounded = narrow_to_new(a.values, a.nnz, built.storage);
+      values_unused = rounded != nullptr;
+      built.view.values_f32 = rounded ? rounded : narrow_in_place(a.values, a.nnz);
       built.view.values = nullptr;
     }
   }
   built.storage.adopt(std::move(a.storage));
-  // A pattern's kernels never read its values: their memory (8 bytes per nonzero in double) goes
-  // back now, where it is an allocation of its own (allocate_device_csr's values are).
-  if (m.pattern) built.storage.free_allocation(a.values);
+  // Values the kernels do not read (a pattern's, or doubles rounded into a new float array) give
+  // their memory back now, where they are an allocation of their own (allocate_device_csr's are).
+  if (values_unused) built.storage.free_allocation(a.values);
   a = {};
   built.stats = std::move(m.stats);
   DSPMV_CUDA_CHECK(cudaStreamSynchronize(nullptr));

@@ -16,6 +16,7 @@
 #include "local_kernels/cusparse/cusparse.hpp"
 #include "local_kernels/device_csr.hpp"
 #include "local_kernels/device_storage.hpp"
+#include "local_kernels/float_values.hpp"
 #include "tests/support/gpu_test.hpp"
 #include "tests/support/test_matrices.hpp"
 #include "tests/support/test_support.hpp"
@@ -118,6 +119,24 @@ TEST_F(CsrBuildCuda, APatternGivesItsValuesMemoryBack) {
     // The same plan; the pattern holds no values.
     EXPECT_EQ(other.storage.bytes() - pattern.storage.bytes(), nnz * sizeof(double));
     EXPECT_EQ(held_pattern, pattern.storage.bytes());
+  }
+}
+
+TEST_F(CsrBuildCuda, FloatValuesReplaceTheDoublesWhereTheGpuHasRoom) {
+  const auto a = test::random_csr(3000, 2000, 1, 9, 25);
+  const auto nnz = static_cast<std::size_t>(a.nnz());
+  ASSERT_GT(device_memory().free, nnz * sizeof(float) + narrow_headroom_bytes);
+  for (const csr::kernel k : {csr::kernel::adaptive, csr::kernel::split}) {
+    const std::size_t held_before = device_bytes_in_use();
+    const auto mixed = csr::build_cuda(upload_csr(a), csr::csr_params{k, 0, true});
+    const std::size_t held_mixed = device_bytes_in_use() - held_before;
+    const auto in_double = csr::build_cuda(upload_csr(a), csr::csr_params{k, 0});
+    ASSERT_NE(mixed.view.values_f32, nullptr);
+    // 4 bytes per value instead of 8: the doubles were freed.
+    EXPECT_EQ(in_double.storage.bytes() - mixed.storage.bytes(), nnz * (sizeof(double) - sizeof(float)));
+    EXPECT_EQ(held_mixed, mixed.storage.bytes());
+    std::vector<float> want(a.values.begin(), a.values.end());
+    test::expect_bitwise(want, mixed.view.values_f32, "values_f32");
   }
 }
 
