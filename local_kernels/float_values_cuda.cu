@@ -14,7 +14,7 @@
 namespace distspmv {
 namespace {
 
-/// narrow_in_place's chunk: 16 M values, a 64 MB float scratch.
+/// narrow_in_place's and narrow_to_new's chunk: 16 M values (narrow_in_place: a 64 MB float scratch).
 constexpr offset_type narrow_chunk = offset_type{1} << 24;
 
 template <typename V>
@@ -60,7 +60,11 @@ const float* narrow_to_new(const double* values, offset_type n, device_storage& 
   const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(float);
   if (n == 0 || device_memory().free < bytes + narrow_headroom_bytes) return nullptr;
   auto* out = static_cast<float*>(storage.allocate_bytes(bytes));
-  thrust::transform(thrust::device, values, values + n, out, to_float{});
+  // In chunks, as narrow_in_place: each transform stays within 32-bit sizes past 2^31 values.
+  for (offset_type begin = 0; begin < n; begin += narrow_chunk) {
+    const offset_type m = std::min(narrow_chunk, n - begin);
+    thrust::transform(thrust::device, values + begin, values + begin + m, out + begin, to_float{});
+  }
   DSPMV_CUDA_CHECK(cudaStreamSynchronize(nullptr));
   return out;
 }
