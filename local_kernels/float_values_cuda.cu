@@ -8,6 +8,7 @@
 #include <thrust/transform.h>
 
 #include "common/cuda_check.hpp"
+#include "common/errors.hpp"
 #include "local_kernels/device_storage.hpp"
 #include "local_kernels/float_values.hpp"
 
@@ -59,7 +60,12 @@ const float* narrow_in_place(double* values, offset_type n) {
 const float* narrow_to_new(const double* values, offset_type n, device_storage& storage) {
   const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(float);
   if (n == 0 || device_memory().free < bytes + narrow_headroom_bytes) return nullptr;
-  auto* out = static_cast<float*>(storage.allocate_bytes(bytes));
+  float* out = nullptr;
+  try {
+    out = static_cast<float*>(storage.allocate_bytes(bytes));
+  } catch (const bad_input&) {  // the room went meanwhile (ranks sharing the GPU): round in place
+    return nullptr;
+  }
   // In chunks, as narrow_in_place: each transform stays within 32-bit sizes past 2^31 values.
   for (offset_type begin = 0; begin < n; begin += narrow_chunk) {
     const offset_type m = std::min(narrow_chunk, n - begin);
