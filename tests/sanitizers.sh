@@ -6,8 +6,8 @@
 #                              tests call; then those tests (jobs_plots aside: Python)
 #   tests/sanitizers.sh tsan   preset cpu-tsan (clang-14, ThreadSanitizer, -fopenmp with LLVM's
 #                              libomp and its Archer tool): the tests of the OpenMP host kernels
-#                              (local_kernels, label cpu) and of the OpenMP generators, with 4
-#                              threads on any machine
+#                              (local_kernels, label cpu), of the OpenMP generators and of rcm's
+#                              threaded adjacency lists, with 4 threads on any machine
 #   tests/sanitizers.sh        both
 #
 # Only the targets those tests need are built (no benchmarks, examples, CUDA-labelled tests), at
@@ -38,10 +38,10 @@ tsan_targets=(
   local_kernels_formats_test local_kernels_csr_tiles_test local_kernels_csr_build_test local_kernels_hll_build_test
   local_kernels_hdia_build_test local_kernels_ipcsr_build_test local_kernels_ellr_build_test
   local_kernels_pellr_build_test local_kernels_sell_build_test local_kernels_format_selector_test
-  io_generators_test
+  io_generators_test ordering_test
 )
 # The tests of those targets (a regular expression over ctest's names).
-tsan_tests='^(local_kernels_.*|io_generators_test)$'
+tsan_tests='^(local_kernels_.*|io_generators_test|ordering_test)$'
 
 # Tests that repeat their checks over every matrix of ../shared/matrices: they add run time (minutes
 # under ASan and TSan), not code paths, which the edge-case matrices of the same tests already

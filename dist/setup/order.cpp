@@ -58,17 +58,23 @@ void reorder_owned_rows(MPI_Comm comm, owned_rows& rows, layout_map& map, row_or
   b.col_idx.resize(a.col_idx.size());
   b.values.resize(a.values.size());
   std::vector<offset_type> where(a.col_idx.size());
-  std::vector<std::pair<global_index_type, offset_type>> row;  // new column, old entry
-  for (global_index_type k = 0; k < n; ++k) {
-    const global_index_type old = order[k];
-    row.clear();
-    for (offset_type e = a.row_ptr[old]; e < a.row_ptr[old + 1]; ++e) row.emplace_back(renamed(a.col_idx[e]), e);
-    std::sort(row.begin(), row.end());
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      const offset_type to = b.row_ptr[k] + static_cast<offset_type>(i);
-      b.col_idx[to] = row[i].first;
-      b.values[to] = a.values[row[i].second];
-      where[row[i].second] = to;
+  // Each new row is written by one thread, at its own place (OpenMP above 20000 rows, as the host
+  // kernels; rcm on rmat:20:16 spent 1.3 s of its 3.5 s here on one thread).
+#pragma omp parallel if (n > 20000)
+  {
+    std::vector<std::pair<global_index_type, offset_type>> row;  // new column, old entry
+#pragma omp for schedule(dynamic, 1024)
+    for (global_index_type k = 0; k < n; ++k) {
+      const global_index_type old = order[k];
+      row.clear();
+      for (offset_type e = a.row_ptr[old]; e < a.row_ptr[old + 1]; ++e) row.emplace_back(renamed(a.col_idx[e]), e);
+      std::sort(row.begin(), row.end());
+      for (std::size_t i = 0; i < row.size(); ++i) {
+        const offset_type to = b.row_ptr[k] + static_cast<offset_type>(i);
+        b.col_idx[to] = row[i].first;
+        b.values[to] = a.values[row[i].second];
+        where[row[i].second] = to;
+      }
     }
   }
   a = std::move(b);

@@ -100,6 +100,17 @@ TEST(RcmOrder, ShrinksTheBandwidthOfAScrambledGrid) {
   EXPECT_LE(after, 2 * local_bandwidth(grid, 0)) << "before " << before;
 }
 
+TEST(RcmOrder, ThreadedListsAboveTwentyThousandRows) {
+  // 27000 rows: the adjacency lists are sorted by OpenMP threads (the tests/sanitizers.sh tsan run
+  // checks that loop), and the order is the same on every call.
+  const auto grid = io::generate("gen:poisson3d:30");  // bandwidth 900 in its own order
+  const auto a = scrambled(grid, 5);
+  const auto order = rcm_order(a, 0);
+  ASSERT_TRUE(is_permutation_of_rows(order, a.rows));
+  EXPECT_LE(local_bandwidth(a, 0, order), 2 * local_bandwidth(grid, 0));
+  EXPECT_EQ(order, rcm_order(a, 0));
+}
+
 TEST(RcmOrder, ComponentsAndIsolatedRowsAndGhostColumns) {
   // Two scrambled paths side by side, isolated rows, and columns outside [first, first + rows)
   // (ghosts), which the local order ignores.
