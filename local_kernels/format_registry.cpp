@@ -128,25 +128,32 @@ const std::vector<entry>& table() {
     for (const auto& [name, k, description] : csr_kernels)
       t.push_back(make_entry({name, "csr", true, true, description}, csr_variant(name, k), csr_device(name, k)));
     // ---- ELLR-T / PELLR (seeds 001, 000) ----
-    auto ellr_variant = [](const char* name, int threads_per_row) {
-      return [name, threads_per_row](const auto& a, backend b) {
+    auto ellr_params_for = [](int threads_per_row, bool column_offsets) {
+      ellr::ellr_params p;
+      p.threads_per_row = threads_per_row;
+      p.column_offsets = column_offsets;
+      return p;
+    };
+    auto ellr_variant = [ellr_params_for](const char* name, int threads_per_row, bool column_offsets = true) {
+      return [=](const auto& a, backend b) {
         using V = typename std::decay_t<decltype(a)>::value_type;
-        ellr::ellr_params p;
-        p.threads_per_row = threads_per_row;
+        const ellr::ellr_params p = ellr_params_for(threads_per_row, column_offsets);
         return make_format<ellr::traits, V>(name, [&] { return ellr::build(a, p); }, b);
       };
     };
-    auto ellr_device = [](const char* name, int threads_per_row) {
-      return [name, threads_per_row](auto&& a) {
+    auto ellr_device = [ellr_params_for](const char* name, int threads_per_row, bool column_offsets = true) {
+      return [=](auto&& a) {
         using V = typename std::decay_t<decltype(a)>::value_type;
-        ellr::ellr_params p;
-        p.threads_per_row = threads_per_row;
+        const ellr::ellr_params p = ellr_params_for(threads_per_row, column_offsets);
         return make_device_format<ellr::traits, V>(name, std::move(a),
                                                    [&](device_csr<V>&& d) { return ellr::build_cuda(std::move(d), p); });
       };
     };
-    t.push_back(make_entry({"ellr", "ell", true, true, "ELLPACK-R, T threads per row from the mean row length"},
+    t.push_back(make_entry({"ellr", "ell", true, true,
+                            "ELLPACK-R, T threads per row from the mean row length, 16-bit column offsets where they fit"},
                            ellr_variant("ellr", 0), ellr_device("ellr", 0)));
+    t.push_back(make_entry({"ellr-c32", "ell", true, true, "ELLPACK-R as `ellr`, always 32-bit columns"},
+                           ellr_variant("ellr-c32", 0, false), ellr_device("ellr-c32", 0, false)));
     t.push_back(make_entry({"ellr-t1", "ell", true, true, "ELLR-T, 1 thread per row"},
                            ellr_variant("ellr-t1", 1), ellr_device("ellr-t1", 1)));
     t.push_back(make_entry({"ellr-t2", "ell", true, true, "ELLR-T, 2 threads per row"},
@@ -282,8 +289,10 @@ std::size_t estimate_build_bytes(const std::string& name, const row_statistics& 
   else if (f.family == "dia")
     bytes = s.hdia_padding > 0 ? s.hdia_padding * nnz * s.value_bytes
                                : std::min<double>(static_cast<double>(s.diagonals), 64) * rows * s.value_bytes;
-  else if (f.family == "ell")  // ELLR cuts its width at 8x padding (the rest goes to its overflow)
-    bytes = std::min(name == "pellr" ? s.sell32_sorted_padding : s.ell_padding, 9.0) * nnz * entry +
+  else if (f.family == "ell")  // ELLR cuts its width at 8x padding (the rest goes to its overflow); its
+                                // 16-bit column offsets are made beside the 32-bit columns
+    bytes = std::min(name == "pellr" ? s.sell32_sorted_padding : s.ell_padding, 9.0) * nnz *
+                (entry + (name == "pellr" ? 0.0 : 2.0)) +
             rows * 2 * sizeof(index_type);
   else if (f.family == "hll" || f.family == "sell" || name == "cusparse-sell")
     bytes = (name == "ell-g" ? s.ell_padding : s.sell32_padding) * nnz * entry + rows * 2 * sizeof(index_type);

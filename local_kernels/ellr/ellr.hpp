@@ -33,11 +33,16 @@
 //     row's last ELL column, or 0 for a row with no ELL entry; and the value 0. Neither SpMV
 //     reads padding (loops stop at rl), so non-finite x never leaks through it.
 //   - K is a multiple of T; values and col_idx hold (K / T) * stripe entries.
+//   - 16-bit columns (column_offsets, issue 16): where every ELL entry lies within 32767 columns
+//     of its row (|col - r| fits an int16), the ELL part stores col - r in col_offset instead of
+//     col_idx (then empty): 2 bytes per slot instead of 4, 10 instead of 12 in double. Padding
+//     holds offset 0. The tail keeps 32-bit columns.
 // Statistics: n_iter is eq. 1 of seed 000 for the kernel's warps (a warp holds 32 / T rows, row
 // r needs ceil(rl[r] / T) iterations; T = 1 is eq. 1 exactly), plus ceil(len / 32) per tail row;
 // n_p = 32 * n_iter - nnz (local_operator.hpp).
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "common/csr_matrix.hpp"
@@ -52,7 +57,13 @@ struct ellr_params {
   /// The tail is used when the padded ELL part would exceed both of these (<= 0: never).
   double overflow_padding_ratio = 8.0;
   offset_type overflow_min_entries = offset_type(1) << 22;
+  /// 16-bit column offsets from the row where every ELL entry's fits (else 32-bit columns);
+  /// false always stores 32-bit columns.
+  bool column_offsets = true;
 };
+
+/// The range of a 16-bit column offset col - row.
+constexpr offset_type min_column_offset = INT16_MIN, max_column_offset = INT16_MAX;
 
 /// Owning ELLR-T arrays (host).
 template <typename ValueType>
@@ -64,7 +75,8 @@ struct ellr_matrix {
   index_type width = 0;              ///< K, a multiple of T
   global_index_type rows_padded = 0; ///< rows rounded up to 32
   std::vector<ValueType> values;     ///< (K / T) * rows_padded * T, stripe layout
-  std::vector<index_type> col_idx;   ///< same layout; padding holds the sentinel
+  std::vector<index_type> col_idx;   ///< same layout; padding holds the sentinel (empty with col_offset)
+  std::vector<std::int16_t> col_offset;  ///< same layout, col - row; padding 0 (empty with col_idx)
   std::vector<index_type> row_length;  ///< rl: ELL entries of each row [rows]
   std::vector<index_type> tail_rows;   ///< rows with entries past K, ascending
   std::vector<offset_type> tail_ptr{0};  ///< [tail rows + 1]
@@ -82,7 +94,8 @@ struct ellr_view {
   int threads_per_row = 1;
   offset_type stripe = 0;  ///< rows_padded * T
   const ValueType* values = nullptr;
-  const index_type* col_idx = nullptr;
+  const index_type* col_idx = nullptr;        ///< null where col_offset is set
+  const std::int16_t* col_offset = nullptr;   ///< col - row per slot, null where col_idx is set
   const index_type* row_length = nullptr;
   global_index_type n_tail = 0;
   const index_type* tail_rows = nullptr;
@@ -137,7 +150,8 @@ struct traits {
     v.threads_per_row = m.threads_per_row;
     v.stripe = static_cast<offset_type>(m.rows_padded) * m.threads_per_row;
     v.values = map(m.values);
-    v.col_idx = map(m.col_idx);
+    v.col_idx = m.col_idx.empty() ? nullptr : map(m.col_idx);
+    v.col_offset = m.col_offset.empty() ? nullptr : map(m.col_offset);
     v.row_length = map(m.row_length);
     v.n_tail = static_cast<global_index_type>(m.tail_rows.size());
     v.tail_rows = map(m.tail_rows);

@@ -1,6 +1,8 @@
 // Builds ELLR-T from CSR: T, the width K (with the overflow tail when the padding would be
-// excessive), the stripe layout with sentinel padding, and the statistics.
+// excessive), the stripe layout with sentinel padding, 16-bit column offsets where every ELL
+// entry's fits, and the statistics.
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "local_kernels/ellr/ellr.hpp"
@@ -21,6 +23,44 @@ index_type hyb_width(const std::vector<offset_type>& lengths, int t) {
   const std::size_t need = std::max<std::size_t>(1, sorted.size() / 3);
   const offset_type k = sorted.empty() ? 0 : sorted[need - 1];  // need rows have >= k entries
   return static_cast<index_type>(round_up(k, t));
+}
+
+/// Slot `at` of the stripe layout: its row and its entry within the row.
+struct slot {
+  global_index_type row;
+  offset_type entry;
+};
+slot slot_of(offset_type at, offset_type stripe, int t) {
+  return {(at % stripe) / t, (at / stripe) * t + at % t};
+}
+
+/// Whether every ELL entry lies within a 16-bit offset of its row: the first and last ELL
+/// column of each row (columns ascend within a row).
+template <typename V>
+bool offsets_fit(const ellr_matrix<V>& m) {
+  const int t = m.threads_per_row;
+  const offset_type stripe = m.rows_padded * t;
+  for (global_index_type r = 0; r < m.rows; ++r) {
+    const index_type len = m.row_length[r];
+    if (len == 0) continue;
+    const offset_type first = m.col_idx[r * t], last = m.col_idx[((len - 1) / t) * stripe + r * t + (len - 1) % t];
+    if (first - r < min_column_offset || last - r > max_column_offset) return false;
+  }
+  return true;
+}
+
+/// The ELL part's columns as col - row (padding 0); col_idx freed.
+template <typename V>
+void to_column_offsets(ellr_matrix<V>& m) {
+  const int t = m.threads_per_row;
+  const offset_type stripe = m.rows_padded * t;
+  m.col_offset.assign(m.col_idx.size(), 0);
+  for (offset_type at = 0; at < static_cast<offset_type>(m.col_idx.size()); ++at) {
+    const slot s = slot_of(at, stripe, t);
+    if (s.row < m.rows && s.entry < m.row_length[s.row])
+      m.col_offset[at] = static_cast<std::int16_t>(m.col_idx[at] - s.row);
+  }
+  std::vector<index_type>().swap(m.col_idx);
 }
 
 }  // namespace
@@ -92,9 +132,12 @@ ellr_matrix<V> build(const csr_matrix<V, index_type>& a, const ellr_params& para
     }
   }
 
+  if (params.column_offsets && offsets_fit(m)) to_column_offsets(m);
+
   // Statistics (see ellr.hpp).
   const offset_type tail_nnz = m.tail_ptr.back();
   m.stats.stored_bytes = m.values.size() * sizeof(V) + m.col_idx.size() * sizeof(index_type) +
+                         m.col_offset.size() * sizeof(std::int16_t) +
                          m.row_length.size() * sizeof(index_type) + m.tail_rows.size() * sizeof(index_type) +
                          m.tail_ptr.size() * sizeof(offset_type) + m.tail_col_idx.size() * sizeof(index_type) +
                          m.tail_values.size() * sizeof(V);
@@ -112,6 +155,7 @@ ellr_matrix<V> build(const csr_matrix<V, index_type>& a, const ellr_params& para
   m.stats.n_p = m.stats.n_iter * warp - m.nnz;
   m.stats.params = "T=" + std::to_string(t) + " K=" + std::to_string(m.width) +
                    (params.threads_per_row > 0 ? "" : " (T from mean row length and padding)");
+  if (!m.col_offset.empty()) m.stats.params += " col16";
   if (!m.tail_rows.empty())
     m.stats.params += " tail_rows=" + std::to_string(m.tail_rows.size()) + " tail_nnz=" + std::to_string(tail_nnz);
   return m;
@@ -128,7 +172,7 @@ csr_matrix<V, index_type> to_csr(const ellr_matrix<V>& m) {
   for (global_index_type r = 0; r < m.rows; ++r) {
     for (index_type k = 0; k < m.row_length[r]; ++k) {
       const offset_type at = (k / t) * stripe + r * t + k % t;
-      a.col_idx.push_back(m.col_idx[at]);
+      a.col_idx.push_back(m.col_offset.empty() ? m.col_idx[at] : static_cast<index_type>(r + m.col_offset[at]));
       a.values.push_back(m.values[at]);
     }
     if (tail < m.tail_rows.size() && m.tail_rows[tail] == r) {

@@ -7,13 +7,16 @@
 //      from the rows sorted by length (the row a third of the way down).
 //   3. rl = min(length, K); the stripe layout is one slab of rows_padded rows with T threads per
 //      row, filled entry by entry with the sentinel padding (ell_family::fill_slabs).
-//   4. The tail: per row, 1 if it is longer than K and its entries past K, both prefix-summed
+//   4. 16-bit column offsets: where no row's first or last ELL column lies beyond an int16 from the
+//      row (a count over the rows), col - row per slot replaces the 32-bit columns, which are freed.
+//   5. The tail: per row, 1 if it is longer than K and its entries past K, both prefix-summed
 //      (ell_family::group_offsets), give each tail row its index and offset; tail_scatter_kernel
 //      lists them; the entries are gathered as one slab per tail row starting at entry K.
-//   5. N_iter: the widest ceil(rl / T) of each warp's 32 / T rows, plus ceil(len / 32) per tail row.
+//   6. N_iter: the widest ceil(rl / T) of each warp's 32 / T rows, plus ceil(len / 32) per tail row.
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -54,6 +57,55 @@ index_type hyb_width(const device_csr_view<V>& d, int t, device_storage& scratch
   const index_type r = download_array(sorted + need - 1, 1)[0];
   const auto bounds = download_array(d.row_ptr + r, 2);
   return static_cast<index_type>(round_up(bounds[1] - bounds[0], t));
+}
+
+/// Rows whose first or last ELL column lies beyond a 16-bit offset from the row (atomicAdd;
+/// columns ascend within a row, so these two decide).
+__global__ void offsets_misfit_kernel(const index_type* __restrict__ col_idx, const index_type* __restrict__ row_length,
+                                      global_index_type rows, offset_type stripe, int t, unsigned long long* misfits) {
+  for (global_index_type r = blockIdx.x * static_cast<global_index_type>(blockDim.x) + threadIdx.x; r < rows;
+       r += static_cast<global_index_type>(gridDim.x) * blockDim.x) {
+    const index_type len = row_length[r];
+    if (len == 0) continue;
+    const offset_type first = col_idx[r * t], last = col_idx[((len - 1) / t) * stripe + r * t + (len - 1) % t];
+    if (first - r < min_column_offset || last - r > max_column_offset) atomicAdd(misfits, 1ull);
+  }
+}
+
+/// build()'s to_column_offsets: col - row per ELL slot, 0 for padding.
+__global__ void column_offsets_kernel(const index_type* __restrict__ col_idx, const index_type* __restrict__ row_length,
+                                      global_index_type rows, offset_type entries, offset_type stripe, int t,
+                                      std::int16_t* __restrict__ col_offset) {
+  for (offset_type at = blockIdx.x * static_cast<offset_type>(blockDim.x) + threadIdx.x; at < entries;
+       at += static_cast<offset_type>(gridDim.x) * blockDim.x) {
+    const global_index_type r = (at % stripe) / t;
+    const offset_type k = (at / stripe) * t + at % t;
+    col_offset[at] = r < rows && k < row_length[r] ? static_cast<std::int16_t>(col_idx[at] - r) : std::int16_t{0};
+  }
+}
+
+unsigned grid_for(offset_type n) {
+  return static_cast<unsigned>(std::clamp<offset_type>((n + block - 1) / block, 1, 8192));
+}
+
+/// 16-bit column offsets in place of v.col_idx where every ELL entry's fits (build()'s rule).
+template <typename V>
+void use_column_offsets(ellr_view<V>& v, offset_type entries, device_storage& storage, device_storage& scratch) {
+  if (entries == 0) return;
+  auto* misfits = static_cast<unsigned long long*>(scratch.allocate_bytes(sizeof(unsigned long long)));
+  DSPMV_CUDA_CHECK(cudaMemsetAsync(misfits, 0, sizeof(unsigned long long), nullptr));
+  offsets_misfit_kernel<<<grid_for(v.rows), block, 0, nullptr>>>(v.col_idx, v.row_length, v.rows, v.stripe,
+                                                                 v.threads_per_row, misfits);
+  DSPMV_CUDA_CHECK_LAUNCH(nullptr);
+  if (download_array(misfits, 1)[0] > 0) return;
+  auto* col_offset = static_cast<std::int16_t*>(storage.allocate_bytes(entries * sizeof(std::int16_t)));
+  column_offsets_kernel<<<grid_for(entries), block, 0, nullptr>>>(v.col_idx, v.row_length, v.rows, entries, v.stripe,
+                                                                  v.threads_per_row, col_offset);
+  DSPMV_CUDA_CHECK_LAUNCH(nullptr);
+  DSPMV_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+  storage.free_allocation(v.col_idx);
+  v.col_idx = nullptr;
+  v.col_offset = col_offset;
 }
 
 }  // namespace
@@ -105,6 +157,7 @@ device_built<ellr_view<V>> build_cuda(device_csr<V>&& a, const ellr_params& para
   v.row_length = row_length;
   v.col_idx = slabs.col_idx;
   v.values = slabs.values;
+  if (params.column_offsets) use_column_offsets(v, entries, built.storage, scratch);
 
   // The tail: rows longer than K, ascending, with their entries past K.
   offset_type tail_nnz = 0;
@@ -144,7 +197,7 @@ device_built<ellr_view<V>> build_cuda(device_csr<V>&& a, const ellr_params& para
   // Statistics (ellr.hpp), in build()'s terms.
   format_stats& s = built.stats;
   const auto n_tail = static_cast<std::size_t>(v.n_tail);
-  s.stored_bytes = static_cast<std::size_t>(entries) * (sizeof(V) + sizeof(index_type)) +
+  s.stored_bytes = static_cast<std::size_t>(entries) * (sizeof(V) + (v.col_offset ? sizeof(std::int16_t) : sizeof(index_type))) +
                    static_cast<std::size_t>(d.rows) * sizeof(index_type) + n_tail * sizeof(index_type) +
                    (n_tail + 1) * sizeof(offset_type) + static_cast<std::size_t>(tail_nnz) * (sizeof(index_type) + sizeof(V));
   s.padding_ratio = d.nnz > 0 ? static_cast<double>(entries + tail_nnz) / static_cast<double>(d.nnz) : 1.0;
@@ -165,6 +218,7 @@ device_built<ellr_view<V>> build_cuda(device_csr<V>&& a, const ellr_params& para
   s.n_p = s.n_iter * warp - d.nnz;
   s.params = "T=" + std::to_string(t) + " K=" + std::to_string(width) +
              (params.threads_per_row > 0 ? "" : " (T from mean row length and padding)");
+  if (v.col_offset) s.params += " col16";
   if (v.n_tail > 0) s.params += " tail_rows=" + std::to_string(v.n_tail) + " tail_nnz=" + std::to_string(tail_nnz);
   DSPMV_CUDA_CHECK(cudaStreamSynchronize(nullptr));
   return built;

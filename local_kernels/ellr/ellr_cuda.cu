@@ -5,6 +5,8 @@
 // seed 001 (block size) and HOPPER.md (loads in flight); the lead's `--format all` run decides.
 #include <cuda_runtime.h>
 
+#include <cstdint>
+
 #include "common/cuda_check.hpp"
 #include "local_kernels/ellr/ellr.hpp"
 
@@ -31,7 +33,25 @@ __device__ __forceinline__ V finish(V alpha, V sum, V beta, const V* y, global_i
   return beta == V(0) ? alpha * sum : alpha * sum + beta * y[r];
 }
 
-template <typename V, int T>
+/// Column of slot `at` of row r: 32-bit columns, or 16-bit offsets from the row (Offsets).
+template <bool Offsets>
+struct columns;
+template <>
+struct columns<false> {
+  const index_type* __restrict__ p;
+  __device__ __forceinline__ index_type operator()(offset_type at, global_index_type) const {
+    return load_stream(p + at);
+  }
+};
+template <>
+struct columns<true> {
+  const std::int16_t* __restrict__ p;
+  __device__ __forceinline__ index_type operator()(offset_type at, global_index_type r) const {
+    return static_cast<index_type>(r + load_stream(p + at));
+  }
+};
+
+template <typename V, int T, bool Offsets>
 __global__ void __launch_bounds__(block_threads)
     ell_kernel(ellr_view<V> a, V alpha, const V* __restrict__ x, V beta, V* __restrict__ y) {
   const global_index_type thread = blockIdx.x * static_cast<global_index_type>(block_threads) + threadIdx.x;
@@ -43,7 +63,11 @@ __global__ void __launch_bounds__(block_threads)
   const index_type stripes = (len + T - 1) / T;
   const offset_type s = a.stripe;
   const V* __restrict__ vals = a.values + (r * T + lane);
-  const index_type* __restrict__ cols = a.col_idx + (r * T + lane);
+  columns<Offsets> col_of;
+  if constexpr (Offsets)
+    col_of.p = a.col_offset + (r * T + lane);
+  else
+    col_of.p = a.col_idx + (r * T + lane);
 
   V sum[unroll];
 #pragma unroll
@@ -57,19 +81,19 @@ __global__ void __launch_bounds__(block_threads)
     for (int u = 0; u < unroll; ++u) {
       const offset_type at = static_cast<offset_type>(i + u) * s;
       v[u] = load_stream(vals + at);
-      c[u] = load_stream(cols + at);
+      c[u] = col_of(at, r);
     }
 #pragma unroll
     for (int u = 0; u < unroll; ++u) sum[u] += v[u] * __ldg(x + c[u]);
   }
   for (; i + 1 < stripes; ++i) {
     const offset_type at = static_cast<offset_type>(i) * s;
-    sum[0] += load_stream(vals + at) * __ldg(x + load_stream(cols + at));
+    sum[0] += load_stream(vals + at) * __ldg(x + col_of(at, r));
   }
   // The last stripe: lanes past the row's end hold padding and skip it.
   if (stripes > 0 && (stripes - 1) * T + lane < len) {
     const offset_type at = static_cast<offset_type>(stripes - 1) * s;
-    sum[1] += load_stream(vals + at) * __ldg(x + load_stream(cols + at));
+    sum[1] += load_stream(vals + at) * __ldg(x + col_of(at, r));
   }
 
   V total = (sum[0] + sum[1]) + (sum[2] + sum[3]);
@@ -103,20 +127,28 @@ unsigned grid_for(global_index_type threads) {
   return static_cast<unsigned>((threads + block_threads - 1) / block_threads);
 }
 
+template <typename V, bool Offsets>
+void launch_ell(const ellr_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_stream_t stream) {
+  const unsigned grid = grid_for(a.rows * a.threads_per_row);
+  switch (a.threads_per_row) {
+    case 1: ell_kernel<V, 1, Offsets><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y); break;
+    case 2: ell_kernel<V, 2, Offsets><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y); break;
+    case 4: ell_kernel<V, 4, Offsets><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y); break;
+    case 8: ell_kernel<V, 8, Offsets><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y); break;
+    default: DSPMV_REQUIRE(false, "ellr::spmv_cuda: threads_per_row must be 1, 2, 4 or 8");
+  }
+  DSPMV_CUDA_CHECK_LAUNCH(stream);
+}
+
 }  // namespace
 
 template <typename V>
 void spmv_cuda(const ellr_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_stream_t stream) {
   if (a.rows == 0) return;
-  const unsigned grid = grid_for(a.rows * a.threads_per_row);
-  switch (a.threads_per_row) {
-    case 1: ell_kernel<V, 1><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y); break;
-    case 2: ell_kernel<V, 2><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y); break;
-    case 4: ell_kernel<V, 4><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y); break;
-    case 8: ell_kernel<V, 8><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y); break;
-    default: DSPMV_REQUIRE(false, "ellr::spmv_cuda: threads_per_row must be 1, 2, 4 or 8");
-  }
-  DSPMV_CUDA_CHECK_LAUNCH(stream);
+  if (a.col_offset)
+    launch_ell<V, true>(a, alpha, x, beta, y, stream);
+  else
+    launch_ell<V, false>(a, alpha, x, beta, y, stream);
   if (a.n_tail > 0) {
     tail_kernel<<<grid_for(a.n_tail * 32), block_threads, 0, stream>>>(a, alpha, x, y);
     DSPMV_CUDA_CHECK_LAUNCH(stream);

@@ -12,7 +12,8 @@ void spmv_reference(const ellr_view<V>& a, V alpha, const V* x, V beta, V* y) {
     V sum = 0;
     for (index_type k = 0; k < a.row_length[r]; ++k) {
       const offset_type at = (k / t) * a.stripe + r * t + k % t;
-      sum += a.values[at] * x[a.col_idx[at]];
+      const global_index_type c = a.col_offset ? r + a.col_offset[at] : a.col_idx[at];
+      sum += a.values[at] * x[c];
     }
     y[r] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[r];  // beta == 0: y is not read
   }

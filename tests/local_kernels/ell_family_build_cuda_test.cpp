@@ -86,7 +86,9 @@ void check_ellr(const csr_matrix<V, index_type>& a, const ellr::ellr_params& p,
         EXPECT_EQ(v.stripe, h.rows_padded * h.threads_per_row);
         ASSERT_EQ(v.n_tail, static_cast<global_index_type>(h.tail_rows.size()));
         test::expect_bitwise(h.row_length, v.row_length, "row_length");
+        EXPECT_EQ(v.col_offset != nullptr, !h.col_offset.empty()) << "16-bit column offsets on one side only";
         test::expect_bitwise(h.col_idx, v.col_idx, "col_idx");
+        test::expect_bitwise(h.col_offset, v.col_offset, "col_offset");
         test::expect_bitwise(h.values, v.values, "values");
         test::expect_bitwise(h.tail_rows, v.tail_rows, "tail_rows");
         test::expect_bitwise(h.tail_ptr, v.tail_ptr, "tail_ptr");
@@ -137,9 +139,10 @@ void check_hll(const csr_matrix<V, index_type>& a, const hll::hll_params& p,
       });
 }
 
-ellr::ellr_params ellr_with(int t, bool force_tail) {
+ellr::ellr_params ellr_with(int t, bool force_tail, bool column_offsets = true) {
   ellr::ellr_params p;
   p.threads_per_row = t;
+  p.column_offsets = column_offsets;
   if (force_tail) {  // the tail whenever the padded width stores more entries than nnz
     p.overflow_padding_ratio = 1.0;
     p.overflow_min_entries = 0;
@@ -181,6 +184,10 @@ void check_every_format(const csr_matrix<double, index_type>& a64, const std::st
       SCOPED_TRACE(name + type + " ellr T=" + std::to_string(t) + (tail ? " forced tail" : ""));
       check_ellr<V>(a, ellr_with(t, tail), upload);
     }
+  }
+  {
+    SCOPED_TRACE(name + type + " ellr 32-bit columns");
+    check_ellr<V>(a, ellr_with(0, false, false), upload);
   }
   {
     SCOPED_TRACE(name + type + " pellr");
@@ -232,6 +239,29 @@ TEST_F(EllFamilyBuildCuda, TheTailTakesEveryRowPastTheHybWidth) {
     SCOPED_TRACE("T=" + std::to_string(t));
     check_ellr<double>(a, p);
     check_ellr<float>(convert_csr<float, index_type>(a), p);
+  }
+}
+
+TEST_F(EllFamilyBuildCuda, ColumnOffsetsAtTheirLimits) {
+  // Rows reaching exactly 32767 columns right and 32768 left of their row keep 16-bit offsets;
+  // one column further, on either side, and the whole ELL part keeps 32-bit columns. One long
+  // row sends its entries past K to the tail, whose columns stay 32-bit whatever their span.
+  const auto limits = [](index_type right, index_type left) {
+    test::row_entries rows(40000);
+    for (index_type r = 0; r < 40000; ++r) rows[r].push_back({r, 1.0 + r});
+    rows[3].push_back({3 + right, -2.0});
+    rows[39999].insert(rows[39999].begin(), {39999 - left, 0.5});
+    return test::from_rows(80000, rows);
+  };
+  for (const auto& [right, left, fits] :
+       std::vector<std::tuple<index_type, index_type, bool>>{{32767, 32768, true}, {32768, 1, false}, {1, 32769, false}}) {
+    const auto a = limits(right, left);
+    SCOPED_TRACE("right " + std::to_string(right) + " left " + std::to_string(left));
+    for (const int t : {1, 2, 8}) {
+      EXPECT_EQ(ellr::build(a, ellr_with(t, false)).col_offset.empty(), !fits);
+      check_ellr<double>(a, ellr_with(t, false));
+      check_ellr<float>(convert_csr<float, index_type>(a), ellr_with(t, true));
+    }
   }
 }
 

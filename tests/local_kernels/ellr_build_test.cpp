@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -30,9 +31,11 @@ csr_matrix<double, index_type> picture() {
   return test::from_rows(6, {{{0, 1}, {1, 2}, {2, 3}, {3, 4}}, {{1, 5}, {3, 6}, {5, 7}}, {{4, 8}}, {{0, 9}, {2, 10}, {5, 11}}});
 }
 
-ellr::ellr_params with_t(int t) {
+/// T threads per row and 32-bit columns (the layout tests), or 16-bit offsets where they fit.
+ellr::ellr_params with_t(int t, bool column_offsets = false) {
   ellr::ellr_params p;
   p.threads_per_row = t;
+  p.column_offsets = column_offsets;
   return p;
 }
 
@@ -58,6 +61,56 @@ TEST(EllrBuild, StripeLayoutT2MatchesThePicture) {
   EXPECT_EQ(m.values, vals);
   EXPECT_TRUE(m.tail_rows.empty());
   EXPECT_EQ(m.tail_ptr, (std::vector<offset_type>{0}));
+}
+
+TEST(EllrBuild, ColumnOffsetsT2MatchThePicture) {
+  // The picture's columns as col - row, padding 0 (also in rows 4..31), and no 32-bit columns.
+  const auto m = ellr::build(picture(), with_t(2, true));
+  EXPECT_TRUE(m.col_idx.empty());
+  std::vector<std::int16_t> offsets(128, 0);
+  const std::vector<std::int16_t> o0 = {0, 1, 0, 2, 2, 0, -3, -1}, o1 = {2, 3, 4, 0, 0, 0, 2, 0};
+  for (int i = 0; i < 8; ++i) {
+    offsets[i] = o0[i];
+    offsets[64 + i] = o1[i];
+  }
+  EXPECT_EQ(m.col_offset, offsets);
+  EXPECT_EQ(to_csr(m), picture());
+  EXPECT_NE(m.stats.params.find("col16"), std::string::npos);
+  EXPECT_EQ(m.stats.stored_bytes, 128u * (sizeof(double) + sizeof(std::int16_t)) + 4u * sizeof(index_type) +
+                                      sizeof(offset_type));
+  EXPECT_EQ(ellr::build(picture(), with_t(2)).stats.stored_bytes,
+            128u * (sizeof(double) + sizeof(index_type)) + 4u * sizeof(index_type) + sizeof(offset_type));
+}
+
+TEST(EllrBuild, ColumnOffsetsOnlyWhereEveryEllEntryFits) {
+  // Row 1 reaches `right` columns beyond itself: 32767 fits an int16, 32768 does not, and then
+  // every row keeps 32-bit columns. Row 2's 40000 columns leftwards sit in the tail, which keeps
+  // 32-bit columns and does not count.
+  for (const auto& [right, fits] : std::vector<std::pair<index_type, bool>>{{32767, true}, {32768, false}}) {
+    test::row_entries rows = {{{0, 1.0}}, {{1, 2.0}, {1 + right, 3.0}}, {{5, 4.0}}, {{3, 5.0}}};
+    const auto a = test::from_rows(40000, rows);
+    const auto m = ellr::build(a, with_t(1, true));
+    EXPECT_EQ(m.col_offset.empty(), !fits) << right;
+    EXPECT_EQ(m.col_idx.empty(), fits) << right;
+    EXPECT_EQ(to_csr(m), a);
+    const auto x = test::random_vector<double>(40000, 3);
+    std::vector<double> y(4, std::numeric_limits<double>::quiet_NaN()), ref(4, 0.0);
+    ellr::spmv_reference(ellr::traits::view_of(m, [](const auto& v) { return v.empty() ? nullptr : v.data(); }), 2.0,
+                         x.data(), 0.0, y.data());
+    csr::spmv_host(a, 2.0, x.data(), 0.0, ref.data());
+    for (int r = 0; r < 4; ++r) EXPECT_EQ(y[r], ref[r]) << "row " << r;
+  }
+  ellr::ellr_params tail = with_t(1, true);
+  tail.overflow_padding_ratio = 1.0;
+  tail.overflow_min_entries = 0;
+  test::row_entries rows(6, {{0, 1.0}});
+  for (index_type c = 1; c < 5; ++c) rows[2].push_back({39990 + c, 1.0});
+  for (global_index_type r = 0; r < 6; ++r) rows[r][0].first = static_cast<index_type>(r);
+  const auto a = test::from_rows(40000, rows);
+  const auto m = ellr::build(a, tail);
+  ASSERT_EQ(m.tail_rows, (std::vector<index_type>{2}));
+  EXPECT_FALSE(m.col_offset.empty());
+  EXPECT_EQ(to_csr(m), a);
 }
 
 TEST(EllrBuild, T1IsColumnMajorEll) {
@@ -191,6 +244,7 @@ TEST(EllrBuild, RoundTripOnEdgeCases) {
     for (int t : {0, 1, 2, 4, 8}) {
       const auto e = ellr::build(m.a, with_t(t));
       EXPECT_EQ(to_csr(e), m.a) << m.name << " T=" << t;
+      EXPECT_EQ(to_csr(ellr::build(m.a, with_t(t, true))), m.a) << m.name << " T=" << t << " 16-bit offsets";
       EXPECT_GE(e.stats.padding_ratio, 1.0) << m.name;
       EXPECT_GE(e.stats.n_p, 0) << m.name;
       // padding never exceeds the limits' reach: no matrix here stores more than 8 x nnz + 2^22
