@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <sstream>
 #include <unordered_set>
 
 #include <fmt/format.h>
 
+#include "local_kernels/ellr/ellr.hpp"
 #include "local_kernels/hdia/hdia.hpp"
 
 namespace distspmv {
@@ -91,6 +93,18 @@ row_statistics compute_row_statistics(const csr_matrix<V, I>& a) {
   return s;
 }
 
+format_bytes format_bytes_per_nonzero(const row_statistics& s) {
+  format_bytes b;
+  const double value = s.value_bytes, column = sizeof(index_type), per_row = s.mean_length > 0 ? 1.0 / s.mean_length : 0;
+  b.ellr_16bit_columns = s.bandwidth <= static_cast<global_index_type>(ellr::max_column_offset);
+  // ELLR: padded slots of value and column, and the row lengths. SELL: sorted slots, the row
+  // permutation. CSR: no values for a pattern, a row offset (cuSPARSE's and ours).
+  b.ellr = s.ell_padding * (value + (b.ellr_16bit_columns ? sizeof(std::int16_t) : column)) + per_row * column;
+  b.sell = s.sell32_sorted_padding * (value + column) + per_row * column;
+  b.csr = (s.pattern ? 0 : value) + column + per_row * sizeof(offset_type);
+  return b;
+}
+
 format_choice select_format(const row_statistics& s, backend where) {
   if (where == backend::host)
     return {"csr", "host backend: CSR is the host format (no padding, OpenMP over rows)"};
@@ -111,12 +125,36 @@ format_choice select_format(const row_statistics& s, backend where) {
                                 "storage needs no column indices",
                                 s.diagonals, capped ? "+" : "", s.hdia_padding)};
   }
-  // 2. Regular or short uneven rows: ELLR-T (its row lengths skip the padding while loads stay
-  //    coalesced). Within 4% of the best non-diagonal format on poisson3d, 6% on cage11, where
-  //    SELL-64 lost 17%; past ELL padding 2.5 the padded bytes cost more than CSR's row pointers.
-  if (s.max_length <= 64 && s.ell_padding <= 2.5)
-    return {"ellr", fmt::format("regular or short rows: max {} (mean {:.1f}), ELL padding {:.2f} <= 2.5",
-                                s.max_length, s.mean_length, s.ell_padding)};
+  // 2. Rows of at most 64 entries: ELLR-T or SELL-C-sigma where their padded bytes cost no more
+  //    than CSR's (format_bytes_per_nonzero). Measured on one H200 (jobs/results/
+  //    2026-11-26_h200_ell_bytes, runs 68-69) on lognormal row lengths of mean 12 with sigma
+  //    0.05-0.3 (ELL padding 1.31-4.71, sorted SELL padding 1.02-1.14) and 0.6-49 M nonzeros:
+  //    - ELLR moves its stored bytes (padding included) about 1.2x as fast as the CSR kernels, so
+  //      it pays up to 1.1x CSR's bytes: padding 1.31 ran 1.13-1.23x cuSPARSE; padding 2.27 ran
+  //      0.69-0.77x, which the earlier rule (ELL padding up to 2.5) picked;
+  //    - SELL (C = 32, rows sorted in windows of 256) ran 1.03-1.19x at sorted padding up to 1.06
+  //      and 0.97-1.00x at 1.14, where csr-split ran 1.05x;
+  //    - a block whose ELLR bytes fit in L2 pays little for padding: cage11 (padding 2.24, 15 MB)
+  //      runs 1.56x with ELLR, a lognormal block of 14 MB 1.21x (SELL 1.10x, adaptive CSR 1.17x),
+  //      one of 57 MB 0.94x. There ELLR keeps the earlier rule (ELL padding up to 2.5) and more
+  //      padding goes to the irregular path, as before.
+  if (s.max_length <= 64) {
+    const auto bytes = format_bytes_per_nonzero(s);
+    const auto shape = fmt::format("rows of at most 64 entries (max {}, mean {:.1f}), ELL padding {:.2f}, sorted "
+                                   "SELL padding {:.2f}; bytes per nonzero: ELLR {:.1f}{}, SELL {:.1f}, CSR {:.1f}",
+                                   s.max_length, s.mean_length, s.ell_padding, s.sell32_sorted_padding, bytes.ellr,
+                                   bytes.ellr_16bit_columns ? " (16-bit columns)" : "", bytes.sell, bytes.csr);
+    const double ellr_block = bytes.ellr * static_cast<double>(s.nnz);
+    if (ellr_block <= static_cast<double>(l2_resident_bytes)) {
+      if (s.ell_padding <= 2.5)
+        return {"ellr", shape + fmt::format(": ELLR's {:.0f} MB stay in L2, where padding up to 2.5 costs little",
+                                            ellr_block / 1e6)};
+    } else if (bytes.ellr <= 1.1 * std::min(bytes.sell, bytes.csr)) {
+      return {"ellr", shape + ": ELLR's bytes within 1.1x the least, and it moves them fastest"};
+    } else if (bytes.sell <= 1.05 * bytes.csr) {
+      return {"sell", shape + ": SELL-C-sigma's bytes within 1.05x CSR's"};
+    }
+  }
   // 3. Irregular rows: adaptive CSR, csr-split or cuSPARSE CSR, by size, value type and whether
   //    the block has values. Measured on one H200 against cuSPARSE CSR on R-MAT (scales 14-22)
   //    and lognormal matrices (0.2-67 M nonzeros) with and without values, and the small graphs

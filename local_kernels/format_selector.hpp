@@ -2,6 +2,7 @@
 // tuning, from short timing trials of the candidates. It always says why.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,19 @@ struct format_choice {
 constexpr offset_type small_irregular_nnz = offset_type{3} << 19;  // 1.5 M
 constexpr offset_type large_irregular_nnz = offset_type{16} << 20;
 constexpr offset_type huge_irregular_nnz = offset_type{32} << 20;
+
+/// ELLR blocks whose stored bytes fit below this stay in the GPU's L2 (50 MB on H100 and H200):
+/// there ELLR's padding costs little (format_selector.cpp, rule 2).
+constexpr std::size_t l2_resident_bytes = std::size_t{32} << 20;
+
+/// Bytes per nonzero each layout stores (and reads once per product) for these statistics:
+/// ELLR's padded slots (16-bit columns where the bandwidth allows), SELL-C-sigma's slots after
+/// sorting in windows of 256 rows, CSR's entries and row offsets (no values for a pattern).
+struct format_bytes {
+  double ellr = 0, sell = 0, csr = 0;
+  bool ellr_16bit_columns = false;
+};
+format_bytes format_bytes_per_nonzero(const row_statistics& s);
 
 /// Rule-based choice from the statistics alone.
 format_choice select_format(const row_statistics& s, backend where);

@@ -72,6 +72,55 @@ TEST(FormatSelector, FollowsTheMeasuredRules) {
   }
 }
 
+/// Statistics of a block with rows of mean length 12.2 and at most 60 entries (lognormal lengths,
+/// columns within a band), as measured in runs 68-69.
+row_statistics short_rows(offset_type nnz, double ell_padding, double sorted_padding, int value_bytes,
+                          global_index_type bandwidth = 1000) {
+  row_statistics s;
+  s.nnz = nnz;
+  s.mean_length = 12.2;
+  s.rows = s.cols = static_cast<global_index_type>(static_cast<double>(nnz) / s.mean_length);
+  s.max_length = 28;
+  s.diagonals = 2001;
+  s.bandwidth = bandwidth;
+  s.ell_padding = ell_padding;
+  s.sell32_padding = 1.2 * sorted_padding;
+  s.sell32_sorted_padding = sorted_padding;
+  s.value_bytes = value_bytes;
+  return s;
+}
+
+TEST(FormatSelector, PicksEllrOrSellByTheirBytes) {
+  const offset_type big = 49'000'000, small = 610'000;
+  // Little padding: ELLR with 16-bit columns (1.13-1.23x cuSPARSE in run 69).
+  EXPECT_EQ(select_format(short_rows(big, 1.31, 1.02, 8), backend::cuda).format, "ellr");
+  // The same with a bandwidth past 16-bit offsets: ELLR's 12 bytes a slot lose to SELL's sorted ones.
+  EXPECT_EQ(select_format(short_rows(big, 1.31, 1.02, 8, 40000), backend::cuda).format, "sell");
+  // More padding: SELL, whose sorting removes it (1.05-1.13x, where ELLR ran 0.69-1.09x).
+  for (const int bytes : {8, 4}) {
+    EXPECT_EQ(select_format(short_rows(big, 1.63, 1.04, bytes), backend::cuda).format, "sell") << bytes;
+    EXPECT_EQ(select_format(short_rows(big, 2.27, 1.06, bytes), backend::cuda).format, "sell") << bytes;
+  }
+  // Sorted SELL padding of 1.14: the irregular path (csr-split 1.05x, SELL 0.97-1.00x).
+  EXPECT_EQ(select_format(short_rows(big, 4.71, 1.14, 8), backend::cuda).format, "csr-split");
+  // A block whose ELLR bytes stay in L2: ELLR up to ELL padding 2.5 (1.21x at 2.27; cage11 1.56x).
+  EXPECT_EQ(select_format(short_rows(small, 2.27, 1.06, 8), backend::cuda).format, "ellr");
+  EXPECT_EQ(select_format(short_rows(small, 2.6, 1.06, 8), backend::cuda).format, "csr");  // as before
+  EXPECT_EQ(select_format(short_rows(small * 4, 2.27, 1.06, 8), backend::cuda).format, "sell");
+  // A pattern: CSR stores no values, so neither ELL layout can match its bytes.
+  row_statistics pattern = short_rows(big, 1.31, 1.02, 8);
+  pattern.pattern = true;
+  EXPECT_EQ(select_format(pattern, backend::cuda).format, "csr-split");
+
+  const format_bytes b = format_bytes_per_nonzero(short_rows(big, 1.31, 1.02, 8));
+  EXPECT_TRUE(b.ellr_16bit_columns);
+  EXPECT_NEAR(b.ellr, 1.31 * 10 + 4 / 12.2, 1e-12);
+  EXPECT_NEAR(b.sell, 1.02 * 12 + 4 / 12.2, 1e-12);
+  EXPECT_NEAR(b.csr, 12 + 8 / 12.2, 1e-12);
+  for (const auto& s : {short_rows(big, 1.31, 1.02, 8), short_rows(big, 2.27, 1.06, 4), short_rows(small, 2.27, 1.06, 8)})
+    EXPECT_NE(select_format(s, backend::cuda).reason.find("bytes per nonzero"), std::string::npos);
+}
+
 TEST(FormatSelector, SeesDiagonalsHackByHackAfterAPartition) {
   // A stencil renumbered by a partition: too many distinct offsets for rule 1, but HDIA's hacks
   // pad little, and the selector keeps HDIA (issue 15: METIS had sent stencil27 to ELLR).
