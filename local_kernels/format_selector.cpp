@@ -134,10 +134,13 @@ format_choice select_format(const row_statistics& s, backend where) {
   //      0.69-0.77x, which the earlier rule (ELL padding up to 2.5) picked;
   //    - SELL (C = 32, rows sorted in windows of 256) ran 1.03-1.19x at sorted padding up to 1.06
   //      and 0.97-1.00x at 1.14, where csr-split ran 1.05x;
-  //    - a block whose ELLR bytes fit in L2 pays little for padding: cage11 (padding 2.24, 15 MB)
-  //      runs 1.56x with ELLR, a lognormal block of 14 MB 1.21x (SELL 1.10x, adaptive CSR 1.17x),
-  //      one of 57 MB 0.94x. There ELLR keeps the earlier rule (ELL padding up to 2.5) and more
-  //      padding goes to the irregular path, as before.
+  //    - a block whose ELLR bytes fit in L2 pays little for padding: cage11 (padding 2.24, 13 MB)
+  //      runs 1.53-1.56x with ELLR, a lognormal block of 14 MB 1.21x (SELL 1.10x, adaptive CSR
+  //      1.17x); at 27 MB SELL won (1.32x against 1.15x), at 57 MB ELLR ran 0.94x. There ELLR keeps
+  //      the earlier rule (ELL padding up to 2.5) and more padding goes to the irregular path.
+  //    Checked on five lognormal shapes it was not made from (mean 4.7-24.7, run 70): auto ran
+  //    1.00-1.36x cuSPARSE, within 4% of the best format, where the earlier rule ran ELLR at
+  //    0.63-0.93x on four of them.
   if (s.max_length <= 64) {
     const auto bytes = format_bytes_per_nonzero(s);
     const auto shape = fmt::format("rows of at most 64 entries (max {}, mean {:.1f}), ELL padding {:.2f}, sorted "

@@ -67,9 +67,11 @@ constexpr offset_type small_irregular_nnz = offset_type{3} << 19;  // 1.5 M
 constexpr offset_type large_irregular_nnz = offset_type{16} << 20;
 constexpr offset_type huge_irregular_nnz = offset_type{32} << 20;
 
-/// ELLR blocks whose stored bytes fit below this stay in the GPU's L2 (50 MB on H100 and H200):
-/// there ELLR's padding costs little (format_selector.cpp, rule 2).
-constexpr std::size_t l2_resident_bytes = std::size_t{32} << 20;
+/// ELLR blocks whose stored bytes fit below this stay in the GPU's L2 (50 MB on H100 and H200)
+/// beside x and y: there ELLR's padding costs little (format_selector.cpp, rule 2). Measured on
+/// one H200 with ELL padding 2.27: ELLR beat SELL at 14 MB (1.21x against 1.10x cuSPARSE) and
+/// lost at 27 MB (1.15x against 1.32x) and beyond.
+constexpr std::size_t l2_resident_bytes = std::size_t{20} << 20;
 
 /// Bytes per nonzero each layout stores (and reads once per product) for these statistics:
 /// ELLR's padded slots (16-bit columns where the bandwidth allows), SELL-C-sigma's slots after
