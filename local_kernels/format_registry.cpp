@@ -152,8 +152,8 @@ const std::vector<entry>& table() {
     t.push_back(make_entry({"ellr", "ell", true, true,
                             "ELLPACK-R, T threads per row from the mean row length, 16-bit column offsets where they fit"},
                            ellr_variant("ellr", 0), ellr_device("ellr", 0)));
-    t.push_back(make_entry({"ellr-c32", "ell", true, true, "ELLPACK-R as `ellr`, always 32-bit columns"},
-                           ellr_variant("ellr-c32", 0, false), ellr_device("ellr-c32", 0, false)));
+    t.push_back(make_entry({"ellr-i32", "ell", true, true, "ELLPACK-R as `ellr`, always 32-bit columns"},
+                           ellr_variant("ellr-i32", 0, false), ellr_device("ellr-i32", 0, false)));
     t.push_back(make_entry({"ellr-t1", "ell", true, true, "ELLR-T, 1 thread per row"},
                            ellr_variant("ellr-t1", 1), ellr_device("ellr-t1", 1)));
     t.push_back(make_entry({"ellr-t2", "ell", true, true, "ELLR-T, 2 threads per row"},
@@ -223,23 +223,26 @@ const std::vector<entry>& table() {
                              });
                            }));
     // ---- SELL-C-sigma (seed 002) ----
-    auto sell_variant = [](const char* name, int slice_size, int sigma, int rows_per_thread) {
-      return [name, slice_size, sigma, rows_per_thread](const auto& a, backend b) {
+    auto sell_variant = [](const char* name, int slice_size, int sigma, int rows_per_thread, bool offsets = true) {
+      return [=](const auto& a, backend b) {
         using V = typename std::decay_t<decltype(a)>::value_type;
-        const sell::sell_params p{slice_size, sigma, rows_per_thread};
+        const sell::sell_params p{slice_size, sigma, rows_per_thread, offsets};
         return make_format<sell::traits, V>(name, [&] { return sell::build(a, p); }, b);
       };
     };
-    auto sell_device = [](const char* name, int slice_size, int sigma, int rows_per_thread) {
-      return [name, slice_size, sigma, rows_per_thread](auto&& a) {
+    auto sell_device = [](const char* name, int slice_size, int sigma, int rows_per_thread, bool offsets = true) {
+      return [=](auto&& a) {
         using V = typename std::decay_t<decltype(a)>::value_type;
-        const sell::sell_params p{slice_size, sigma, rows_per_thread};
+        const sell::sell_params p{slice_size, sigma, rows_per_thread, offsets};
         return make_device_format<sell::traits, V>(name, std::move(a),
                                                    [&](device_csr<V>&& d) { return sell::build_cuda(std::move(d), p); });
       };
     };
-    t.push_back(make_entry({"sell", "sell", true, true, "SELL-32-sigma, sigma 256 when sorting pays, else 1"},
+    t.push_back(make_entry({"sell", "sell", true, true,
+                            "SELL-32-sigma, sigma 256 when sorting pays, else 1; 16-bit column offsets where they fit"},
                            sell_variant("sell", 32, 0, 1), sell_device("sell", 32, 0, 1)));
+    t.push_back(make_entry({"sell-i32", "sell", true, true, "SELL-32-sigma as `sell`, always 32-bit columns"},
+                           sell_variant("sell-i32", 32, 0, 1, false), sell_device("sell-i32", 32, 0, 1, false)));
     t.push_back(make_entry({"sell-c32-s1", "sell", true, true, "SELL-32-1: slices of 32 rows, no sorting, no perm"},
                            sell_variant("sell-c32-s1", 32, 1, 1), sell_device("sell-c32-s1", 32, 1, 1)));
     t.push_back(make_entry({"sell-c64-r2", "sell", true, true, "SELL-64-sigma, 2 rows per thread (vector loads)"},
@@ -294,8 +297,9 @@ std::size_t estimate_build_bytes(const std::string& name, const row_statistics& 
     bytes = std::min(name == "pellr" ? s.sell32_sorted_padding : s.ell_padding, 9.0) * nnz *
                 (entry + (name == "pellr" ? 0.0 : 2.0)) +
             rows * 2 * sizeof(index_type);
-  else if (f.family == "hll" || f.family == "sell" || name == "cusparse-sell")
-    bytes = (name == "ell-g" ? s.ell_padding : s.sell32_padding) * nnz * entry + rows * 2 * sizeof(index_type);
+  else if (f.family == "hll" || f.family == "sell" || name == "cusparse-sell")  // SELL: + its 16-bit offsets
+    bytes = (name == "ell-g" ? s.ell_padding : s.sell32_padding) * nnz * (entry + (f.family == "sell" ? 2.0 : 0.0)) +
+            rows * 2 * sizeof(index_type);
   return static_cast<std::size_t>(bytes * 1.05) + (std::size_t{64} << 20);  // 5% and 64 MiB of scratch
 }
 

@@ -22,10 +22,15 @@
 // then be a multiple of 64 so that a warp stays inside one slice.
 //
 // Padding is computed, not skipped (no row-length array on the device, as in the paper): it has
-// the sentinel column (the row's last column, or 0 for an empty or missing row) and the value 0,
-// so it adds 0 * x[sentinel]. x[sentinel] is an entry the row reads anyway (or x[0]), so a finite
-// x gives exactly the CSR result; with a non-finite x an empty row can give NaN where CSR gives 0
-// (known limit; ELLR and PELLR skip padding instead).
+// the sentinel column (the row's last column; for an empty row r, or a position r past the rows,
+// min(r, cols - 1)) and the value 0, so it adds 0 * x[sentinel]. x[sentinel] is an entry the row
+// reads anyway (or one next to its own index), so a finite x gives exactly the CSR result; with a
+// non-finite x an empty row can give NaN where CSR gives 0 (known limit; ELLR and PELLR skip
+// padding instead).
+//
+// 16-bit columns (column_offsets, issue 16): where every slot's column, padding included, lies
+// within an int16 of its row (r = perm[i], or i past the rows), col_offset holds col - r instead
+// of col_idx (then empty): 2 bytes per slot instead of 4. The kernel reads perm before the row.
 //
 // sigma = 0 (the default) chooses between 1 and the smallest multiple of C >= 256 from the byte
 // model: sort when the padding it removes saves more matrix bytes than the permutation array
@@ -40,6 +45,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -53,7 +59,13 @@ struct sell_params {
   int slice_size = 32;      ///< C, a multiple of 32
   int sigma = 0;            ///< sorting window: 1 (none), a multiple of C, or 0 to choose
   int rows_per_thread = 1;  ///< R, 1 or 2 (2 needs C % 64 == 0)
+  /// 16-bit column offsets from the row where every slot's fits (else 32-bit columns); false
+  /// always stores 32-bit columns.
+  bool column_offsets = true;
 };
+
+/// The range of a 16-bit column offset col - row.
+constexpr offset_type min_column_offset = INT16_MIN, max_column_offset = INT16_MAX;
 
 /// Owning SELL-C-sigma arrays (host).
 template <typename ValueType>
@@ -66,6 +78,7 @@ struct sell_matrix {
   int rows_per_thread = 1;
   std::vector<offset_type> slice_ptr{0};  ///< [slices + 1]
   std::vector<index_type> col_idx;        ///< [slice_ptr.back()], column-major within a slice
+  std::vector<std::int16_t> col_offset;   ///< the same as col - row, where column_offsets fit (col_idx empty)
   std::vector<ValueType> values;
   std::vector<index_type> perm;        ///< [rows] original row of each sorted position; empty: identity
   std::vector<index_type> row_length;  ///< [rows] in sorted order; host only (to_csr)
@@ -81,7 +94,8 @@ struct sell_view {
   int slice_size = 32;
   int rows_per_thread = 1;
   const offset_type* slice_ptr = nullptr;
-  const index_type* col_idx = nullptr;
+  const index_type* col_idx = nullptr;       ///< null where col_offset is set
+  const std::int16_t* col_offset = nullptr;  ///< col - row per slot, null where col_idx is set
   const ValueType* values = nullptr;
   const index_type* perm = nullptr;  ///< nullptr: identity
 };
@@ -112,9 +126,11 @@ int auto_sorted_sigma(int slice_size);
 /// and the sorted order: whether to sort; `why` gets the text for stats.params.
 bool sorting_pays(offset_type unsorted_slots, offset_type sorted_slots, global_index_type rows,
                   std::size_t value_bytes, std::string& why);
-/// The statistics of a build with `slots` = slice_ptr.back() stored entries.
+/// The statistics of a build with `slots` = slice_ptr.back() stored entries of value_bytes and
+/// column_bytes (4, or 2 with 16-bit offsets) each.
 format_stats sell_stats(global_index_type rows, offset_type nnz, offset_type slots, bool permuted,
-                        const sell_params& params, int sigma, const std::string& why, std::size_t value_bytes);
+                        const sell_params& params, int sigma, const std::string& why, std::size_t value_bytes,
+                        std::size_t column_bytes);
 
 }  // namespace detail
 
@@ -143,7 +159,8 @@ struct traits {
     v.slice_size = m.slice_size;
     v.rows_per_thread = m.rows_per_thread;
     v.slice_ptr = map(m.slice_ptr);
-    v.col_idx = map(m.col_idx);
+    v.col_idx = m.col_idx.empty() ? nullptr : map(m.col_idx);
+    v.col_offset = m.col_offset.empty() ? nullptr : map(m.col_offset);
     v.values = map(m.values);
     v.perm = m.perm.empty() ? nullptr : map(m.perm);
     return v;

@@ -1,6 +1,7 @@
 // Builds SELL-C-sigma from CSR: the sigma choice, the window sort, the slices with sentinel
-// padding, and the statistics.
+// padding, 16-bit column offsets where every slot's fits, and the statistics.
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -39,6 +40,30 @@ offset_type stored_entries(const std::vector<offset_type>& lengths, const std::v
   return total;
 }
 
+/// The padding column of an empty row r, or of a position r past the rows: next to r's own index.
+index_type empty_sentinel(global_index_type r, global_index_type cols) {
+  return static_cast<index_type>(cols > 0 ? std::min(r, cols - 1) : 0);
+}
+
+/// col - row for every slot (row = perm[i], or i past the rows) where all fit an int16; col_idx
+/// freed. Otherwise nothing changes.
+template <typename V>
+void to_column_offsets(sell_matrix<V>& m) {
+  const global_index_type c = m.slice_size, slices = static_cast<global_index_type>(m.slice_ptr.size()) - 1;
+  std::vector<std::int16_t> offsets(m.col_idx.size());
+  for (global_index_type i = 0; i < slices * c; ++i) {
+    const global_index_type s = i / c;
+    const global_index_type r = i < m.rows && !m.perm.empty() ? m.perm[i] : i;
+    for (offset_type at = m.slice_ptr[s] + i % c; at < m.slice_ptr[s + 1]; at += c) {
+      const offset_type off = m.col_idx[at] - r;
+      if (off < min_column_offset || off > max_column_offset) return;
+      offsets[at] = static_cast<std::int16_t>(off);
+    }
+  }
+  m.col_offset = std::move(offsets);
+  std::vector<index_type>().swap(m.col_idx);
+}
+
 }  // namespace
 
 namespace detail {
@@ -74,18 +99,20 @@ bool sorting_pays(offset_type unsorted_slots, offset_type sorted_slots, global_i
 }
 
 format_stats sell_stats(global_index_type rows, offset_type nnz, offset_type slots, bool permuted,
-                        const sell_params& params, int sigma, const std::string& why, std::size_t value_bytes) {
+                        const sell_params& params, int sigma, const std::string& why, std::size_t value_bytes,
+                        std::size_t column_bytes) {
   const global_index_type c = params.slice_size;
   const global_index_type slices = (rows + c - 1) / c;
   format_stats stats;
   stats.stored_bytes = static_cast<std::size_t>(slices + 1) * sizeof(offset_type) +
-                       static_cast<std::size_t>(slots) * (sizeof(index_type) + value_bytes) +
+                       static_cast<std::size_t>(slots) * (column_bytes + value_bytes) +
                        static_cast<std::size_t>(permuted ? rows : 0) * sizeof(index_type);
   stats.padding_ratio = nnz > 0 ? static_cast<double>(slots) / static_cast<double>(nnz) : 1.0;
   stats.n_iter = slots / 32;  // sum of width * C / 32
   stats.n_p = stats.n_iter * 32 - nnz;
   stats.params = "C=" + std::to_string(c) + " sigma=" + std::to_string(sigma) +
-                 " R=" + std::to_string(params.rows_per_thread) + (permuted ? "" : " perm=none") + why;
+                 " R=" + std::to_string(params.rows_per_thread) + (permuted ? "" : " perm=none") +
+                 (column_bytes < sizeof(index_type) ? " col16" : "") + why;
   return stats;
 }
 
@@ -146,7 +173,7 @@ sell_matrix<V> build(const csr_matrix<V, index_type>& a, const sell_params& para
     const offset_type width = (m.slice_ptr[s + 1] - m.slice_ptr[s]) / c;
     const offset_type begin = a.row_ptr[order[i]];
     const index_type len = m.row_length[i];
-    const index_type sentinel = len > 0 ? a.col_idx[begin + len - 1] : 0;
+    const index_type sentinel = len > 0 ? a.col_idx[begin + len - 1] : empty_sentinel(order[i], a.cols);
     for (offset_type j = 0; j < width; ++j) {
       const offset_type at = m.slice_ptr[s] + j * c + l;
       if (j < len) {
@@ -158,7 +185,16 @@ sell_matrix<V> build(const csr_matrix<V, index_type>& a, const sell_params& para
     }
   }
 
-  m.stats = detail::sell_stats(m.rows, m.nnz, m.slice_ptr.back(), !m.perm.empty(), params, m.sigma, why, sizeof(V));
+  // Positions past the rows (the last slice) hold padding only.
+  for (global_index_type i = a.rows; i < slices * c; ++i) {
+    const global_index_type s = i / c;
+    for (offset_type at = m.slice_ptr[s] + i % c; at < m.slice_ptr[s + 1]; at += c)
+      m.col_idx[at] = empty_sentinel(i, a.cols);
+  }
+  if (params.column_offsets) to_column_offsets(m);
+
+  m.stats = detail::sell_stats(m.rows, m.nnz, m.slice_ptr.back(), !m.perm.empty(), params, m.sigma, why, sizeof(V),
+                               m.col_offset.empty() ? sizeof(index_type) : sizeof(std::int16_t));
   return m;
 }
 
@@ -174,7 +210,7 @@ csr_matrix<V, index_type> to_csr(const sell_matrix<V>& m) {
     const global_index_type i = position[r];
     for (offset_type j = 0; j < m.row_length[i]; ++j) {
       const offset_type at = m.slice_ptr[i / c] + j * c + i % c;
-      a.col_idx.push_back(m.col_idx[at]);
+      a.col_idx.push_back(m.col_offset.empty() ? m.col_idx[at] : static_cast<index_type>(r + m.col_offset[at]));
       a.values.push_back(m.values[at]);
     }
     a.row_ptr.push_back(static_cast<offset_type>(a.col_idx.size()));

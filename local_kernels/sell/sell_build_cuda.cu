@@ -12,15 +12,19 @@
 //      (detail::sorting_pays).
 //   4. fill_kernel, over tiles of 32 sorted positions x 32 slice columns: a warp reads a row's
 //      stretch (coalesced), the tile turns in shared memory, a warp writes a slice column's 32
-//      consecutive slots. Padding gets the sentinel (the row's last column, 0 for an empty row or
-//      a position past the rows) and the value +0, as in build(). The same pass checks every
-//      column as validate_csr does (in [0, cols), above the previous one of its row).
+//      consecutive slots. Padding gets the sentinel (the row's last column; min(r, cols - 1) for
+//      an empty row r or a position r past the rows) and the value +0, as in build(). The same
+//      pass checks every column as validate_csr does (in [0, cols), above the previous one of its
+//      row).
+//   5. column_offsets_kernel: where no slot's col - row lies beyond an int16 (a count over the
+//      positions), col - row replaces the 32-bit columns, which are freed.
 // The parameters and the row pointer are checked before the sort and the columns during the fill,
 // so refusals come in build()'s order (sell_build.cpp checks the parameters first too).
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <cub/block/block_reduce.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
@@ -166,10 +170,11 @@ __global__ void __launch_bounds__(tile * tile_warps)
     // Along the rows: position s * c + l0 + q, entry j0 + lane of its row.
     for (int q = threadIdx.y; q < tile; q += tile_warps) {
       const global_index_type i = s * c + l0 + q;
-      index_type col = 0;
+      const global_index_type row = i < rows && order != nullptr ? order[i] : i;
+      // The sentinel of an empty row, or of a position past the rows: next to its own index.
+      index_type col = static_cast<index_type>(cols > 0 ? min(row, cols - 1) : 0);
       V val = V(0);
       if (i < rows) {
-        const global_index_type row = order != nullptr ? order[i] : i;
         const offset_type k0 = row_ptr[row], len = row_ptr[row + 1] - k0;
         const offset_type j = j0 + lane;
         if (j < len) {
@@ -196,6 +201,50 @@ __global__ void __launch_bounds__(tile * tile_warps)
     }
     __syncthreads();
   }
+}
+
+/// build()'s to_column_offsets, one thread per position (its row: perm, or the position past
+/// the rows) walking its slots: with `out` null, counts the slots whose col - row does not fit an
+/// int16; else writes col - row.
+__global__ void __launch_bounds__(block)
+    column_offsets_kernel(const index_type* __restrict__ col_idx, const offset_type* __restrict__ slice_ptr,
+                          const index_type* __restrict__ perm, global_index_type rows, global_index_type c,
+                          global_index_type positions, std::int16_t* __restrict__ out,
+                          unsigned long long* misfits) {
+  for (global_index_type i = blockIdx.x * static_cast<global_index_type>(blockDim.x) + threadIdx.x; i < positions;
+       i += static_cast<global_index_type>(gridDim.x) * blockDim.x) {
+    const global_index_type s = i / c;
+    const global_index_type r = i < rows && perm != nullptr ? perm[i] : i;
+    for (offset_type at = slice_ptr[s] + i % c; at < slice_ptr[s + 1]; at += c) {
+      const offset_type off = col_idx[at] - r;
+      if (out != nullptr)
+        out[at] = static_cast<std::int16_t>(off);
+      else if (off < min_column_offset || off > max_column_offset)
+        atomicAdd(misfits, 1ull);
+    }
+  }
+}
+
+/// 16-bit column offsets in place of v.col_idx where every slot's fits (build()'s rule).
+template <typename V>
+void use_column_offsets(sell_view<V>& v, offset_type slots, device_storage& storage) {
+  if (slots == 0) return;
+  device_storage scratch;
+  const global_index_type c = v.slice_size, positions = (v.rows + c - 1) / c * c;
+  auto* misfits = static_cast<unsigned long long*>(scratch.allocate_bytes(sizeof(unsigned long long)));
+  DSPMV_CUDA_CHECK(cudaMemsetAsync(misfits, 0, sizeof(unsigned long long), nullptr));
+  column_offsets_kernel<<<grid_for(positions), block, 0, nullptr>>>(v.col_idx, v.slice_ptr, v.perm, v.rows, c,
+                                                                    positions, nullptr, misfits);
+  DSPMV_CUDA_CHECK_LAUNCH(nullptr);
+  if (download_array(misfits, 1)[0] > 0) return;
+  auto* offsets = static_cast<std::int16_t*>(storage.allocate_bytes(slots * sizeof(std::int16_t)));
+  column_offsets_kernel<<<grid_for(positions), block, 0, nullptr>>>(v.col_idx, v.slice_ptr, v.perm, v.rows, c,
+                                                                    positions, offsets, misfits);
+  DSPMV_CUDA_CHECK_LAUNCH(nullptr);
+  DSPMV_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+  storage.free_allocation(v.col_idx);
+  v.col_idx = nullptr;
+  v.col_offset = offsets;
 }
 
 /// out[0..n) = exclusive sum of in[0..n) (CUB); returns out[n - 1].
@@ -361,8 +410,10 @@ device_built<sell_view<V>> build_cuda(device_csr<V>&& a, const sell_params& para
     }
   }
 
-  built.stats =
-      detail::sell_stats(rows, d.nnz, chosen.slots, chosen.perm != nullptr, params, sigma, why, sizeof(V));
+  if (params.column_offsets) use_column_offsets(built.view, chosen.slots, built.storage);
+
+  built.stats = detail::sell_stats(rows, d.nnz, chosen.slots, chosen.perm != nullptr, params, sigma, why, sizeof(V),
+                                   built.view.col_offset ? sizeof(std::int16_t) : sizeof(index_type));
   DSPMV_CUDA_CHECK(cudaStreamSynchronize(nullptr));
   return built;
 }

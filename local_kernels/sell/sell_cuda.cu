@@ -1,10 +1,13 @@
 // CUDA SELL-C-sigma: R (1 or 2) adjacent rows of a slice per thread; every thread of a warp
 // runs to the slice's width (no divergence, no row lengths), so the loop is unrolled with
-// independent loads in flight. R = 2 reads each column pair with one vector load.
+// independent loads in flight. R = 2 reads each column pair with one vector load. With 16-bit
+// column offsets a thread reads its rows (perm) first and adds them to the offsets.
 //
 // Tuning constants. None is measured yet on the GPU machine (H100/H200); the lead's
 // `--format all` run (sell, sell-c32-s1, sell-c64-r2) decides.
 #include <cuda_runtime.h>
+
+#include <cstdint>
 
 #include "common/cuda_check.hpp"
 #include "local_kernels/sell/sell.hpp"
@@ -32,6 +35,10 @@ template <>
 struct pair_of<index_type> {
   using type = int2;
 };
+template <>
+struct pair_of<std::int16_t> {
+  using type = short2;
+};
 
 /// R consecutive entries of a slice column (rows l .. l + R - 1), read once per SpMV: streaming
 /// loads (evict first) leave L2 to x. R = 2 is one 8- or 16-byte load; p is then 2-aligned
@@ -48,7 +55,42 @@ __device__ __forceinline__ void load_rows(const T* p, T (&out)[R]) {
   }
 }
 
-template <typename V, int R, bool Permuted>
+/// The rows of a thread's R positions: perm, or the position itself (also past the rows).
+template <int R, bool Permuted>
+__device__ __forceinline__ void rows_of(const index_type* __restrict__ perm, global_index_type first,
+                                        global_index_type rows, global_index_type (&out)[R]) {
+#pragma unroll
+  for (int q = 0; q < R; ++q) {
+    const global_index_type i = first + q;
+    out[q] = Permuted && i < rows ? static_cast<global_index_type>(__ldcs(perm + i)) : i;
+  }
+}
+
+/// The R columns of slice column j: 32-bit columns, or 16-bit offsets from the rows (Offsets).
+template <bool Offsets>
+struct columns;
+template <>
+struct columns<false> {
+  const index_type* __restrict__ p;
+  template <int R>
+  __device__ __forceinline__ void load(offset_type at, const global_index_type (&)[R], index_type (&out)[R]) const {
+    load_rows<R>(p + at, out);
+  }
+};
+template <>
+struct columns<true> {
+  const std::int16_t* __restrict__ p;
+  template <int R>
+  __device__ __forceinline__ void load(offset_type at, const global_index_type (&row)[R],
+                                       index_type (&out)[R]) const {
+    std::int16_t off[R];
+    load_rows<R>(p + at, off);
+#pragma unroll
+    for (int q = 0; q < R; ++q) out[q] = static_cast<index_type>(row[q] + off[q]);
+  }
+};
+
+template <typename V, int R, bool Permuted, bool Offsets>
 __global__ void __launch_bounds__(block_threads)
     sell_kernel(sell_view<V> a, V alpha, const V* __restrict__ x, V beta, V* __restrict__ y) {
   const global_index_type first = (blockIdx.x * static_cast<global_index_type>(block_threads) + threadIdx.x) * R;
@@ -58,7 +100,13 @@ __global__ void __launch_bounds__(block_threads)
   const offset_type begin = a.slice_ptr[s];
   const offset_type width = (a.slice_ptr[s + 1] - begin) / c;
   const V* __restrict__ vals = a.values + begin + first % c;
-  const index_type* __restrict__ cols = a.col_idx + begin + first % c;
+  columns<Offsets> cols;
+  if constexpr (Offsets)
+    cols.p = a.col_offset + begin + first % c;
+  else
+    cols.p = a.col_idx + begin + first % c;
+  global_index_type row[R];
+  rows_of<R, Permuted>(a.perm, first, a.rows, row);
 
   V sum[unroll][R];
 #pragma unroll
@@ -72,7 +120,7 @@ __global__ void __launch_bounds__(block_threads)
 #pragma unroll
     for (int u = 0; u < unroll; ++u) {
       load_rows<R>(vals + (j + u) * c, v[u]);
-      load_rows<R>(cols + (j + u) * c, col[u]);
+      cols.load((j + u) * c, row, col[u]);
     }
 #pragma unroll
     for (int u = 0; u < unroll; ++u)
@@ -83,7 +131,7 @@ __global__ void __launch_bounds__(block_threads)
     V v[R];
     index_type col[R];
     load_rows<R>(vals + j * c, v);
-    load_rows<R>(cols + j * c, col);
+    cols.load(j * c, row, col);
 #pragma unroll
     for (int q = 0; q < R; ++q) sum[0][q] += v[q] * __ldg(x + col[q]);
   }
@@ -91,10 +139,9 @@ __global__ void __launch_bounds__(block_threads)
   static_assert(unroll == 4, "the loop below adds the unroll accumulators");
 #pragma unroll
   for (int q = 0; q < R; ++q) {
-    const global_index_type i = first + q;
-    if (i < a.rows) {  // the last slice's positions past rows are padding
+    if (first + q < a.rows) {  // the last slice's positions past rows are padding
       const V total = (sum[0][q] + sum[1][q]) + (sum[2][q] + sum[3][q]);
-      const global_index_type r = Permuted ? static_cast<global_index_type>(__ldcs(a.perm + i)) : i;
+      const global_index_type r = row[q];
       // beta == 0 overwrites y: never read it, so NaN there cannot leak.
       y[r] = beta == V(0) ? alpha * total : alpha * total + beta * y[r];
     }
@@ -105,10 +152,15 @@ template <typename V, int R>
 void launch(const sell_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_stream_t stream) {
   const global_index_type threads = (a.rows + R - 1) / R;
   const unsigned grid = static_cast<unsigned>((threads + block_threads - 1) / block_threads);
-  if (a.perm != nullptr)
-    sell_kernel<V, R, true><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y);
+  const bool permuted = a.perm != nullptr, offsets = a.col_offset != nullptr;
+  if (permuted && offsets)
+    sell_kernel<V, R, true, true><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y);
+  else if (permuted)
+    sell_kernel<V, R, true, false><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y);
+  else if (offsets)
+    sell_kernel<V, R, false, true><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y);
   else
-    sell_kernel<V, R, false><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y);
+    sell_kernel<V, R, false, false><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y);
   DSPMV_CUDA_CHECK_LAUNCH(stream);
 }
 

@@ -12,9 +12,12 @@ void spmv_reference(const sell_view<V>& a, V alpha, const V* x, V beta, V* y) {
     const global_index_type s = i / c;
     const offset_type width = (a.slice_ptr[s + 1] - a.slice_ptr[s]) / c;
     const offset_type base = a.slice_ptr[s] + i % c;
-    V sum = 0;
-    for (offset_type j = 0; j < width; ++j) sum += a.values[base + j * c] * x[a.col_idx[base + j * c]];
     const global_index_type r = a.perm != nullptr ? a.perm[i] : i;
+    V sum = 0;
+    for (offset_type j = 0; j < width; ++j) {
+      const offset_type at = base + j * c;
+      sum += a.values[at] * x[a.col_offset != nullptr ? r + a.col_offset[at] : a.col_idx[at]];
+    }
     y[r] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[r];  // beta == 0: y is not read
   }
 }

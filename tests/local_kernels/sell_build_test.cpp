@@ -4,8 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <numeric>
+#include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -35,7 +38,10 @@ csr_matrix<double, index_type> small() {
                              {{0, 10}, {6, 11}}});
 }
 
-sell::sell_params params(int c, int sigma, int r = 1) { return sell::sell_params{c, sigma, r}; }
+/// C, sigma, R and 32-bit columns (the layout tests), or 16-bit offsets where they fit.
+sell::sell_params params(int c, int sigma, int r = 1, bool offsets = false) {
+  return sell::sell_params{c, sigma, r, offsets};
+}
 
 TEST(SellBuild, SortedSliceLayout) {
   const auto m = sell::build(small(), params(32, 32));
@@ -43,7 +49,7 @@ TEST(SellBuild, SortedSliceLayout) {
   EXPECT_EQ(m.perm, (std::vector<index_type>{1, 3, 2, 4, 0}));  // longest first, ties in row order
   EXPECT_EQ(m.slice_ptr, (std::vector<offset_type>{0, 3 * 32}));
   // entry j of position i at j * 32 + i; padding: the row's last column, value 0; positions
-  // 5..31 (no row): column 0, value 0.
+  // 5..31 (no row): column min(i, cols - 1), value 0.
   const std::vector<std::vector<index_type>> cols = {{0, 1, 1, 0, 4}, {2, 4, 3, 6, 4}, {5, 6, 3, 6, 4}};
   const std::vector<std::vector<double>> vals = {{2, 7, 5, 10, 1}, {3, 8, 6, 11, 0}, {4, 9, 0, 0, 0}};
   for (int j = 0; j < 3; ++j) {
@@ -52,11 +58,54 @@ TEST(SellBuild, SortedSliceLayout) {
       EXPECT_EQ(m.values[j * 32 + i], vals[j][i]) << "j " << j << " position " << i;
     }
     for (int i = 5; i < 32; ++i) {
-      EXPECT_EQ(m.col_idx[j * 32 + i], 0);
+      EXPECT_EQ(m.col_idx[j * 32 + i], std::min(i, 6));
       EXPECT_EQ(m.values[j * 32 + i], 0.0);
     }
   }
   EXPECT_EQ(to_csr(m), small());
+}
+
+TEST(SellBuild, ColumnOffsetsFromTheOriginalRows) {
+  // The sorted layout above as col - row, row = perm[i] (positions past the rows: i), and no
+  // 32-bit columns; an empty row's padding points next to its own index.
+  const auto m = sell::build(small(), params(32, 32, 1, true));
+  EXPECT_TRUE(m.col_idx.empty());
+  ASSERT_EQ(m.col_offset.size(), 3u * 32u);
+  const std::vector<index_type> perm = {1, 3, 2, 4, 0};
+  const std::vector<std::vector<index_type>> cols = {{0, 1, 1, 0, 4}, {2, 4, 3, 6, 4}, {5, 6, 3, 6, 4}};
+  for (int j = 0; j < 3; ++j) {
+    for (int i = 0; i < 5; ++i) EXPECT_EQ(m.col_offset[j * 32 + i], cols[j][i] - perm[i]) << j << " " << i;
+    for (int i = 5; i < 32; ++i) EXPECT_EQ(m.col_offset[j * 32 + i], std::min(i, 6) - i) << j << " " << i;
+  }
+  EXPECT_EQ(to_csr(m), small());
+  EXPECT_NE(m.stats.params.find("col16"), std::string::npos);
+  EXPECT_EQ(m.stats.stored_bytes, 2 * sizeof(offset_type) + 96 * (sizeof(double) + sizeof(std::int16_t)) +
+                                       5 * sizeof(index_type));
+
+  // 40000 rows, row r < cols holding column r: row 1 also reaches `right` columns away. 16-bit
+  // offsets only where every slot fits. Rows from cols on are empty: where they share a slice with
+  // a row of entries, their padding points at column cols - 1 (a few columns away); the slices
+  // beyond hold no slots.
+  const auto x = test::random_vector<double>(70000, 9);
+  for (const auto& [cols_n, right, fits] : std::vector<std::tuple<global_index_type, index_type, bool>>{
+           {70000, 32767, true}, {70000, 32768, false}, {7000, 5, true}, {7001, 5, true}}) {
+    test::row_entries rows(40000);
+    for (index_type r = 0; r < std::min<global_index_type>(cols_n, 39999); ++r) rows[r].push_back({r, 1.0 + r});
+    rows[1].push_back({1 + right, 2.0});
+    if (1 + right >= cols_n) rows[1].pop_back();
+    const auto a = test::from_rows(cols_n, rows);
+    for (const auto& p : {params(32, 0, 1, true), params(64, 1, 2, true)}) {
+      const auto s16 = sell::build(a, p);
+      SCOPED_TRACE(std::to_string(cols_n) + " columns, right " + std::to_string(right) + ", " + s16.stats.params);
+      EXPECT_EQ(s16.col_offset.empty(), !fits);
+      EXPECT_EQ(to_csr(s16), a);
+      std::vector<double> y(40000, std::numeric_limits<double>::quiet_NaN()), ref(40000, 0.0);
+      sell::spmv_reference(sell::traits::view_of(s16, [](const auto& v) { return v.data(); }), 0.5, x.data(), 0.0,
+                           y.data());
+      csr::spmv_host(a, 0.5, x.data(), 0.0, ref.data());
+      for (int r = 0; r < 40000; ++r) ASSERT_EQ(y[r], ref[r]) << "row " << r;
+    }
+  }
 }
 
 TEST(SellBuild, UnsortedHasNoPermutation) {
@@ -160,7 +209,8 @@ TEST(SellBuild, RejectsBadParameters) {
 TEST(SellBuild, HostSpmvMatchesCsr) {
   const auto a = test::random_csr(300, 250, 0, 30, 17);
   const auto x = test::random_vector<double>(250, 5);
-  for (const auto& p : {params(32, 0), params(32, 1), params(64, 128, 2), params(96, 96)}) {
+  for (const auto& p : {params(32, 0), params(32, 1), params(64, 128, 2), params(96, 96), params(32, 0, 1, true),
+                        params(64, 128, 2, true)}) {
     const auto m = sell::build(a, p);
     std::vector<double> y(300, std::numeric_limits<double>::quiet_NaN()), ref(300, 0.0);
     sell::spmv_reference(sell::traits::view_of(m, [](const auto& v) { return v.data(); }), 0.75, x.data(), 0.0,
@@ -172,7 +222,8 @@ TEST(SellBuild, HostSpmvMatchesCsr) {
 
 TEST(SellBuild, RoundTripOnEdgeCases) {
   for (const auto& m : test::edge_case_matrices()) {
-    for (const auto& p : {params(32, 0), params(32, 1), params(64, 0, 2), params(128, 256)}) {
+    for (const auto& p : {params(32, 0), params(32, 1), params(64, 0, 2), params(128, 256), params(32, 0, 1, true),
+                          params(64, 0, 2, true)}) {
       const auto s = sell::build(m.a, p);
       EXPECT_EQ(to_csr(s), m.a) << m.name << " " << s.stats.params;
       EXPECT_GE(s.stats.padding_ratio, 1.0) << m.name;

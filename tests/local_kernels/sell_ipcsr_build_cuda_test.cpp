@@ -24,10 +24,11 @@ namespace {
 
 using SellIpcsrBuildCuda = test::cuda_test;
 
-/// The SELL parameters checked: the registry's variants (sell, sell-c32-s1, sell-c64-r2), then an
-/// explicit window, four 32-row groups per slice, and C = 64 without sorting.
+/// The SELL parameters checked: the registry's variants (sell, sell-c32-s1, sell-c64-r2, with
+/// 16-bit column offsets where they fit; sell-i32), then an explicit window, four 32-row groups
+/// per slice, and C = 64 without sorting, 32-bit.
 std::vector<sell::sell_params> sell_variants() {
-  return {{32, 0, 1}, {32, 1, 1}, {64, 0, 2}, {32, 512, 1}, {128, 128, 2}, {64, 1, 1}};
+  return {{32, 0, 1}, {32, 1, 1}, {64, 0, 2}, {32, 0, 1, false}, {32, 512, 1, false}, {128, 128, 2}, {64, 1, 1, false}};
 }
 
 /// The IPCSR parameters checked: the default (Hopper), the registry's for CUDA, and small stages
@@ -39,7 +40,7 @@ std::vector<ipcsr::ipcsr_params> ipcsr_variants() {
 
 std::string describe(const sell::sell_params& p) {
   return "C=" + std::to_string(p.slice_size) + " sigma=" + std::to_string(p.sigma) +
-         " R=" + std::to_string(p.rows_per_thread);
+         " R=" + std::to_string(p.rows_per_thread) + (p.column_offsets ? "" : " 32-bit columns");
 }
 std::string describe(const ipcsr::ipcsr_params& p) { return "shared_bytes=" + std::to_string(p.shared_bytes); }
 
@@ -59,7 +60,9 @@ void compare(const sell::sell_matrix<V>& host, const device_built<sell::sell_vie
   EXPECT_EQ(v.slice_size, host.slice_size);
   EXPECT_EQ(v.rows_per_thread, host.rows_per_thread);
   test::expect_bitwise(host.slice_ptr, v.slice_ptr, "slice_ptr");
+  EXPECT_EQ(v.col_offset != nullptr, !host.col_offset.empty()) << "16-bit column offsets on one side only";
   test::expect_bitwise(host.col_idx, v.col_idx, "col_idx");
+  test::expect_bitwise(host.col_offset, v.col_offset, "col_offset");
   test::expect_bitwise(host.values, v.values, "values");
   if (host.perm.empty())
     EXPECT_EQ(v.perm, nullptr) << "the host stores no permutation";
@@ -137,6 +140,21 @@ void expect_same_both_types(const csr_matrix<double, index_type>& a, const Param
 TEST_F(SellIpcsrBuildCuda, SellArraysEqualTheHostBuildBitwise) {
   for (const auto& m : test::builder_matrices())
     for (const auto& p : sell_variants()) expect_same_both_types(m.a, p, m.name);
+}
+
+TEST_F(SellIpcsrBuildCuda, SellColumnOffsetsAtTheirLimits) {
+  // Row 3 reaching 32767 (fits) or 32768 (does not) columns right, row 39999 reaching 32768
+  // (fits) or 32769 left; empty rows between (their padding next to their own index), sorted and
+  // unsorted, R = 1 and 2.
+  for (const auto& [right, left] : std::vector<std::pair<index_type, index_type>>{{32767, 32768}, {32768, 5}, {5, 32769}}) {
+    test::row_entries rows(40000);
+    for (index_type r = 0; r < 40000; r += (r % 7 == 3 ? 2 : 1)) rows[r].push_back({r, 1.0 + r});
+    rows[3].push_back({3 + right, -2.0});
+    rows[39999].insert(rows[39999].begin(), {39999 - left, 0.5});
+    const auto a = test::from_rows(80000, rows);
+    for (const auto& p : std::vector<sell::sell_params>{{32, 0, 1}, {64, 1, 2}, {32, 32, 1}})
+      expect_same_both_types(a, p, "limits " + std::to_string(right) + "/" + std::to_string(left));
+  }
 }
 
 TEST_F(SellIpcsrBuildCuda, IpcsrArraysEqualTheHostBuildBitwise) {
