@@ -11,6 +11,7 @@
 
 #include "local_kernels/ellr/ellr.hpp"
 #include "local_kernels/hdia/hdia.hpp"
+#include "local_kernels/sell/sell.hpp"
 
 namespace distspmv {
 
@@ -96,12 +97,15 @@ row_statistics compute_row_statistics(const csr_matrix<V, I>& a) {
 format_bytes format_bytes_per_nonzero(const row_statistics& s) {
   format_bytes b;
   const double value = s.value_bytes, column = sizeof(index_type), per_row = s.mean_length > 0 ? 1.0 / s.mean_length : 0;
-  b.columns_16bit = s.bandwidth <= static_cast<global_index_type>(ellr::max_column_offset);
-  const double slot_column = b.columns_16bit ? sizeof(std::int16_t) : column;
+  // 16-bit columns: ELLR's offsets are from the row, SELL's from the sorted position (a row moves
+  // less than its window of 256).
+  b.ellr_16bit_columns = s.bandwidth <= static_cast<global_index_type>(ellr::max_column_offset);
+  b.sell_16bit_columns = s.bandwidth + 255 <= static_cast<global_index_type>(sell::max_column_offset);
+  const double short_column = sizeof(std::int16_t);
   // ELLR: padded slots of value and column, and the row lengths. SELL: sorted slots, the row
   // permutation. CSR: no values for a pattern, a row offset (cuSPARSE's and ours).
-  b.ellr = s.ell_padding * (value + slot_column) + per_row * column;
-  b.sell = s.sell32_sorted_padding * (value + slot_column) + per_row * column;
+  b.ellr = s.ell_padding * (value + (b.ellr_16bit_columns ? short_column : column)) + per_row * column;
+  b.sell = s.sell32_sorted_padding * (value + (b.sell_16bit_columns ? short_column : column)) + per_row * column;
   b.csr = (s.pattern ? 0 : value) + column + per_row * sizeof(offset_type);
   return b;
 }
@@ -147,7 +151,7 @@ format_choice select_format(const row_statistics& s, backend where) {
     const auto shape = fmt::format("rows of at most 64 entries (max {}, mean {:.1f}), ELL padding {:.2f}, sorted "
                                    "SELL padding {:.2f}; bytes per nonzero: ELLR {:.1f}, SELL {:.1f}{}, CSR {:.1f}",
                                    s.max_length, s.mean_length, s.ell_padding, s.sell32_sorted_padding, bytes.ellr,
-                                   bytes.sell, bytes.columns_16bit ? " (16-bit columns)" : "", bytes.csr);
+                                   bytes.sell, bytes.sell_16bit_columns ? " (16-bit columns)" : "", bytes.csr);
     const double ellr_block = bytes.ellr * static_cast<double>(s.nnz);
     if (ellr_block <= static_cast<double>(l2_resident_bytes)) {
       if (s.ell_padding <= 2.5)

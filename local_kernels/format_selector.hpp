@@ -78,7 +78,7 @@ constexpr std::size_t l2_resident_bytes = std::size_t{20} << 20;
 /// sorting in windows of 256 rows, CSR's entries and row offsets (no values for a pattern).
 struct format_bytes {
   double ellr = 0, sell = 0, csr = 0;
-  bool columns_16bit = false;
+  bool ellr_16bit_columns = false, sell_16bit_columns = false;
 };
 format_bytes format_bytes_per_nonzero(const row_statistics& s);
 

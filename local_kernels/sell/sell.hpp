@@ -29,8 +29,8 @@
 // padding instead).
 //
 // 16-bit columns (column_offsets, issue 16): where every slot's column, padding included, lies
-// within an int16 of its row (r = perm[i], or i past the rows), col_offset holds col - r instead
-// of col_idx (then empty): 2 bytes per slot instead of 4. The kernel reads perm before the row.
+// within an int16 of its sorted position i (rows move less than sigma by the sort), col_offset
+// holds col - i instead of col_idx (then empty): 2 bytes per slot instead of 4.
 //
 // sigma = 0 (the default) chooses between 1 and the smallest multiple of C >= 256 from the byte
 // model: sort when the padding it removes saves more matrix bytes than the permutation array

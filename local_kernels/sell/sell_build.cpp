@@ -45,17 +45,16 @@ index_type empty_sentinel(global_index_type r, global_index_type cols) {
   return static_cast<index_type>(cols > 0 ? std::min(r, cols - 1) : 0);
 }
 
-/// col - row for every slot (row = perm[i], or i past the rows) where all fit an int16; col_idx
-/// freed. Otherwise nothing changes.
+/// col - i for every slot of sorted position i where all fit an int16; col_idx freed. Otherwise
+/// nothing changes.
 template <typename V>
 void to_column_offsets(sell_matrix<V>& m) {
   const global_index_type c = m.slice_size, slices = static_cast<global_index_type>(m.slice_ptr.size()) - 1;
   std::vector<std::int16_t> offsets(m.col_idx.size());
   for (global_index_type i = 0; i < slices * c; ++i) {
     const global_index_type s = i / c;
-    const global_index_type r = i < m.rows && !m.perm.empty() ? m.perm[i] : i;
     for (offset_type at = m.slice_ptr[s] + i % c; at < m.slice_ptr[s + 1]; at += c) {
-      const offset_type off = m.col_idx[at] - r;
+      const offset_type off = m.col_idx[at] - i;
       if (off < min_column_offset || off > max_column_offset) return;
       offsets[at] = static_cast<std::int16_t>(off);
     }
@@ -210,7 +209,7 @@ csr_matrix<V, index_type> to_csr(const sell_matrix<V>& m) {
     const global_index_type i = position[r];
     for (offset_type j = 0; j < m.row_length[i]; ++j) {
       const offset_type at = m.slice_ptr[i / c] + j * c + i % c;
-      a.col_idx.push_back(m.col_offset.empty() ? m.col_idx[at] : static_cast<index_type>(r + m.col_offset[at]));
+      a.col_idx.push_back(m.col_offset.empty() ? m.col_idx[at] : static_cast<index_type>(i + m.col_offset[at]));
       a.values.push_back(m.values[at]);
     }
     a.row_ptr.push_back(static_cast<offset_type>(a.col_idx.size()));

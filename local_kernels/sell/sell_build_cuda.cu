@@ -16,8 +16,8 @@
 //      an empty row r or a position r past the rows) and the value +0, as in build(). The same
 //      pass checks every column as validate_csr does (in [0, cols), above the previous one of its
 //      row).
-//   5. column_offsets_kernel: where no slot's col - row lies beyond an int16 (a count over the
-//      positions), col - row replaces the 32-bit columns, which are freed.
+//   5. column_offsets_kernel: where no slot's col - i (i its sorted position) lies beyond an int16
+//      (a count over the positions), col - i replaces the 32-bit columns, which are freed.
 // The parameters and the row pointer are checked before the sort and the columns during the fill,
 // so refusals come in build()'s order (sell_build.cpp checks the parameters first too).
 #include <cuda_runtime.h>
@@ -203,20 +203,17 @@ __global__ void __launch_bounds__(tile * tile_warps)
   }
 }
 
-/// build()'s to_column_offsets, one thread per position (its row: perm, or the position past
-/// the rows) walking its slots: with `out` null, counts the slots whose col - row does not fit an
-/// int16; else writes col - row.
+/// build()'s to_column_offsets, one thread per sorted position i walking its slots: with `out`
+/// null, counts the slots whose col - i does not fit an int16; else writes col - i.
 __global__ void __launch_bounds__(block)
     column_offsets_kernel(const index_type* __restrict__ col_idx, const offset_type* __restrict__ slice_ptr,
-                          const index_type* __restrict__ perm, global_index_type rows, global_index_type c,
-                          global_index_type positions, std::int16_t* __restrict__ out,
+                          global_index_type c, global_index_type positions, std::int16_t* __restrict__ out,
                           unsigned long long* misfits) {
   for (global_index_type i = blockIdx.x * static_cast<global_index_type>(blockDim.x) + threadIdx.x; i < positions;
        i += static_cast<global_index_type>(gridDim.x) * blockDim.x) {
     const global_index_type s = i / c;
-    const global_index_type r = i < rows && perm != nullptr ? perm[i] : i;
     for (offset_type at = slice_ptr[s] + i % c; at < slice_ptr[s + 1]; at += c) {
-      const offset_type off = col_idx[at] - r;
+      const offset_type off = col_idx[at] - i;
       if (out != nullptr)
         out[at] = static_cast<std::int16_t>(off);
       else if (off < min_column_offset || off > max_column_offset)
@@ -233,13 +230,13 @@ void use_column_offsets(sell_view<V>& v, offset_type slots, device_storage& stor
   const global_index_type c = v.slice_size, positions = (v.rows + c - 1) / c * c;
   auto* misfits = static_cast<unsigned long long*>(scratch.allocate_bytes(sizeof(unsigned long long)));
   DSPMV_CUDA_CHECK(cudaMemsetAsync(misfits, 0, sizeof(unsigned long long), nullptr));
-  column_offsets_kernel<<<grid_for(positions), block, 0, nullptr>>>(v.col_idx, v.slice_ptr, v.perm, v.rows, c,
-                                                                    positions, nullptr, misfits);
+  column_offsets_kernel<<<grid_for(positions), block, 0, nullptr>>>(v.col_idx, v.slice_ptr, c, positions, nullptr,
+                                                                    misfits);
   DSPMV_CUDA_CHECK_LAUNCH(nullptr);
   if (download_array(misfits, 1)[0] > 0) return;
   auto* offsets = static_cast<std::int16_t*>(storage.allocate_bytes(slots * sizeof(std::int16_t)));
-  column_offsets_kernel<<<grid_for(positions), block, 0, nullptr>>>(v.col_idx, v.slice_ptr, v.perm, v.rows, c,
-                                                                    positions, offsets, misfits);
+  column_offsets_kernel<<<grid_for(positions), block, 0, nullptr>>>(v.col_idx, v.slice_ptr, c, positions, offsets,
+                                                                    misfits);
   DSPMV_CUDA_CHECK_LAUNCH(nullptr);
   DSPMV_CUDA_CHECK(cudaStreamSynchronize(nullptr));
   storage.free_allocation(v.col_idx);

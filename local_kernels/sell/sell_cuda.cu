@@ -1,7 +1,7 @@
 // CUDA SELL-C-sigma: R (1 or 2) adjacent rows of a slice per thread; every thread of a warp
 // runs to the slice's width (no divergence, no row lengths), so the loop is unrolled with
-// independent loads in flight. R = 2 reads each column pair with one vector load. With 16-bit
-// column offsets a thread reads its rows (perm) first and adds them to the offsets.
+// independent loads in flight. R = 2 reads each column pair with one vector load. 16-bit column
+// offsets are relative to the thread's positions, so no load waits for perm.
 //
 // Tuning constants. None is measured yet on the GPU machine (H100/H200); the lead's
 // `--format all` run (sell, sell-c32-s1, sell-c64-r2) decides.
@@ -55,25 +55,14 @@ __device__ __forceinline__ void load_rows(const T* p, T (&out)[R]) {
   }
 }
 
-/// The rows of a thread's R positions: perm, or the position itself (also past the rows).
-template <int R, bool Permuted>
-__device__ __forceinline__ void rows_of(const index_type* __restrict__ perm, global_index_type first,
-                                        global_index_type rows, global_index_type (&out)[R]) {
-#pragma unroll
-  for (int q = 0; q < R; ++q) {
-    const global_index_type i = first + q;
-    out[q] = Permuted && i < rows ? static_cast<global_index_type>(__ldcs(perm + i)) : i;
-  }
-}
-
-/// The R columns of slice column j: 32-bit columns, or 16-bit offsets from the rows (Offsets).
+/// The R columns of slice column j: 32-bit columns, or 16-bit offsets from the positions (Offsets).
 template <bool Offsets>
 struct columns;
 template <>
 struct columns<false> {
   const index_type* __restrict__ p;
   template <int R>
-  __device__ __forceinline__ void load(offset_type at, const global_index_type (&)[R], index_type (&out)[R]) const {
+  __device__ __forceinline__ void load(offset_type at, global_index_type, index_type (&out)[R]) const {
     load_rows<R>(p + at, out);
   }
 };
@@ -81,12 +70,11 @@ template <>
 struct columns<true> {
   const std::int16_t* __restrict__ p;
   template <int R>
-  __device__ __forceinline__ void load(offset_type at, const global_index_type (&row)[R],
-                                       index_type (&out)[R]) const {
+  __device__ __forceinline__ void load(offset_type at, global_index_type first, index_type (&out)[R]) const {
     std::int16_t off[R];
     load_rows<R>(p + at, off);
 #pragma unroll
-    for (int q = 0; q < R; ++q) out[q] = static_cast<index_type>(row[q] + off[q]);
+    for (int q = 0; q < R; ++q) out[q] = static_cast<index_type>(first + q + off[q]);
   }
 };
 
@@ -105,8 +93,6 @@ __global__ void __launch_bounds__(block_threads)
     cols.p = a.col_offset + begin + first % c;
   else
     cols.p = a.col_idx + begin + first % c;
-  global_index_type row[R];
-  rows_of<R, Permuted>(a.perm, first, a.rows, row);
 
   V sum[unroll][R];
 #pragma unroll
@@ -120,7 +106,7 @@ __global__ void __launch_bounds__(block_threads)
 #pragma unroll
     for (int u = 0; u < unroll; ++u) {
       load_rows<R>(vals + (j + u) * c, v[u]);
-      cols.load((j + u) * c, row, col[u]);
+      cols.load((j + u) * c, first, col[u]);
     }
 #pragma unroll
     for (int u = 0; u < unroll; ++u)
@@ -131,7 +117,7 @@ __global__ void __launch_bounds__(block_threads)
     V v[R];
     index_type col[R];
     load_rows<R>(vals + j * c, v);
-    cols.load(j * c, row, col);
+    cols.load(j * c, first, col);
 #pragma unroll
     for (int q = 0; q < R; ++q) sum[0][q] += v[q] * __ldg(x + col[q]);
   }
@@ -139,9 +125,10 @@ __global__ void __launch_bounds__(block_threads)
   static_assert(unroll == 4, "the loop below adds the unroll accumulators");
 #pragma unroll
   for (int q = 0; q < R; ++q) {
-    if (first + q < a.rows) {  // the last slice's positions past rows are padding
+    const global_index_type i = first + q;
+    if (i < a.rows) {  // the last slice's positions past rows are padding
       const V total = (sum[0][q] + sum[1][q]) + (sum[2][q] + sum[3][q]);
-      const global_index_type r = row[q];
+      const global_index_type r = Permuted ? static_cast<global_index_type>(__ldcs(a.perm + i)) : i;
       // beta == 0 overwrites y: never read it, so NaN there cannot leak.
       y[r] = beta == V(0) ? alpha * total : alpha * total + beta * y[r];
     }

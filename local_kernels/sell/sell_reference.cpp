@@ -16,7 +16,7 @@ void spmv_reference(const sell_view<V>& a, V alpha, const V* x, V beta, V* y) {
     V sum = 0;
     for (offset_type j = 0; j < width; ++j) {
       const offset_type at = base + j * c;
-      sum += a.values[at] * x[a.col_offset != nullptr ? r + a.col_offset[at] : a.col_idx[at]];
+      sum += a.values[at] * x[a.col_offset != nullptr ? i + a.col_offset[at] : a.col_idx[at]];
     }
     y[r] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[r];  // beta == 0: y is not read
   }

@@ -113,7 +113,8 @@ TEST(FormatSelector, PicksEllrOrSellByTheirBytes) {
   EXPECT_EQ(select_format(pattern, backend::cuda).format, "csr-split");
 
   const format_bytes b = format_bytes_per_nonzero(short_rows(big, 1.31, 1.02, 8));
-  EXPECT_TRUE(b.columns_16bit);
+  EXPECT_TRUE(b.ellr_16bit_columns);
+  EXPECT_TRUE(b.sell_16bit_columns);
   EXPECT_NEAR(b.ellr, 1.31 * 10 + 4 / 12.2, 1e-12);
   EXPECT_NEAR(b.sell, 1.02 * 12 + 4 / 12.2, 1e-12);
   EXPECT_NEAR(b.csr, 12 + 8 / 12.2, 1e-12);

@@ -65,16 +65,15 @@ TEST(SellBuild, SortedSliceLayout) {
   EXPECT_EQ(to_csr(m), small());
 }
 
-TEST(SellBuild, ColumnOffsetsFromTheOriginalRows) {
-  // The sorted layout above as col - row, row = perm[i] (positions past the rows: i), and no
-  // 32-bit columns; an empty row's padding points next to its own index.
+TEST(SellBuild, ColumnOffsetsFromThePositions) {
+  // The sorted layout above as col - i, i the sorted position (a row moves less than sigma), and
+  // no 32-bit columns.
   const auto m = sell::build(small(), params(32, 32, 1, true));
   EXPECT_TRUE(m.col_idx.empty());
   ASSERT_EQ(m.col_offset.size(), 3u * 32u);
-  const std::vector<index_type> perm = {1, 3, 2, 4, 0};
   const std::vector<std::vector<index_type>> cols = {{0, 1, 1, 0, 4}, {2, 4, 3, 6, 4}, {5, 6, 3, 6, 4}};
   for (int j = 0; j < 3; ++j) {
-    for (int i = 0; i < 5; ++i) EXPECT_EQ(m.col_offset[j * 32 + i], cols[j][i] - perm[i]) << j << " " << i;
+    for (int i = 0; i < 5; ++i) EXPECT_EQ(m.col_offset[j * 32 + i], cols[j][i] - i) << j << " " << i;
     for (int i = 5; i < 32; ++i) EXPECT_EQ(m.col_offset[j * 32 + i], std::min(i, 6) - i) << j << " " << i;
   }
   EXPECT_EQ(to_csr(m), small());
