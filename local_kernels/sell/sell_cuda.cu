@@ -93,6 +93,12 @@ __global__ void __launch_bounds__(block_threads)
     cols.p = a.col_offset + begin + first % c;
   else
     cols.p = a.col_idx + begin + first % c;
+  // The rows y gets, loaded first so that their latency hides behind the products (rows are short
+  // where SELL is picked: 3-7 trips of the loop).
+  global_index_type row[R];
+#pragma unroll
+  for (int q = 0; q < R; ++q)
+    row[q] = Permuted && first + q < a.rows ? static_cast<global_index_type>(__ldcs(a.perm + first + q)) : first + q;
 
   V sum[unroll][R];
 #pragma unroll
@@ -125,10 +131,9 @@ __global__ void __launch_bounds__(block_threads)
   static_assert(unroll == 4, "the loop below adds the unroll accumulators");
 #pragma unroll
   for (int q = 0; q < R; ++q) {
-    const global_index_type i = first + q;
-    if (i < a.rows) {  // the last slice's positions past rows are padding
+    if (first + q < a.rows) {  // the last slice's positions past rows are padding
       const V total = (sum[0][q] + sum[1][q]) + (sum[2][q] + sum[3][q]);
-      const global_index_type r = Permuted ? static_cast<global_index_type>(__ldcs(a.perm + i)) : i;
+      const global_index_type r = row[q];
       // beta == 0 overwrites y: never read it, so NaN there cannot leak.
       y[r] = beta == V(0) ? alpha * total : alpha * total + beta * y[r];
     }
