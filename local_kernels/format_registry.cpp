@@ -223,23 +223,25 @@ const std::vector<entry>& table() {
                              });
                            }));
     // ---- SELL-C-sigma (seed 002) ----
+    // 16-bit column offsets in double only: in float they cost SELL 7-21% against 32-bit columns
+    // on one H200 (jobs/results/2026-11-26_h200_ell_bytes, runs 71-73), and bought 5-14% in double.
     auto sell_variant = [](const char* name, int slice_size, int sigma, int rows_per_thread, bool offsets = true) {
       return [=](const auto& a, backend b) {
         using V = typename std::decay_t<decltype(a)>::value_type;
-        const sell::sell_params p{slice_size, sigma, rows_per_thread, offsets};
+        const sell::sell_params p{slice_size, sigma, rows_per_thread, offsets && sizeof(V) == sizeof(double)};
         return make_format<sell::traits, V>(name, [&] { return sell::build(a, p); }, b);
       };
     };
     auto sell_device = [](const char* name, int slice_size, int sigma, int rows_per_thread, bool offsets = true) {
       return [=](auto&& a) {
         using V = typename std::decay_t<decltype(a)>::value_type;
-        const sell::sell_params p{slice_size, sigma, rows_per_thread, offsets};
+        const sell::sell_params p{slice_size, sigma, rows_per_thread, offsets && sizeof(V) == sizeof(double)};
         return make_device_format<sell::traits, V>(name, std::move(a),
                                                    [&](device_csr<V>&& d) { return sell::build_cuda(std::move(d), p); });
       };
     };
     t.push_back(make_entry({"sell", "sell", true, true,
-                            "SELL-32-sigma, sigma 256 when sorting pays, else 1; 16-bit column offsets where they fit"},
+                            "SELL-32-sigma, sigma 256 when sorting pays, else 1; 16-bit column offsets where they fit (double)"},
                            sell_variant("sell", 32, 0, 1), sell_device("sell", 32, 0, 1)));
     t.push_back(make_entry({"sell-i32", "sell", true, true, "SELL-32-sigma as `sell`, always 32-bit columns"},
                            sell_variant("sell-i32", 32, 0, 1, false), sell_device("sell-i32", 32, 0, 1, false)));

@@ -100,7 +100,8 @@ format_bytes format_bytes_per_nonzero(const row_statistics& s) {
   // 16-bit columns: ELLR's offsets are from the row, SELL's from the sorted position (a row moves
   // less than its window of 256).
   b.ellr_16bit_columns = s.bandwidth <= static_cast<global_index_type>(ellr::max_column_offset);
-  b.sell_16bit_columns = s.bandwidth + 255 <= static_cast<global_index_type>(sell::max_column_offset);
+  b.sell_16bit_columns =  // in double only (format_registry.cpp)
+      s.value_bytes == 8 && s.bandwidth + 255 <= static_cast<global_index_type>(sell::max_column_offset);
   const double short_column = sizeof(std::int16_t);
   // ELLR: padded slots of value and column, and the row lengths. SELL: sorted slots, the row
   // permutation. CSR: no values for a pattern, a row offset (cuSPARSE's and ours).
@@ -130,22 +131,22 @@ format_choice select_format(const row_statistics& s, backend where) {
                                 "storage needs no column indices",
                                 s.diagonals, capped ? "+" : "", s.hdia_padding)};
   }
-  // 2. Rows of at most 64 entries: ELLR-T or SELL-C-sigma where their padded bytes cost no more
-  //    than CSR's (format_bytes_per_nonzero). Measured on one H200 (jobs/results/
-  //    2026-11-26_h200_ell_bytes, runs 68-69) on lognormal row lengths of mean 12 with sigma
-  //    0.05-0.3 (ELL padding 1.31-4.71, sorted SELL padding 1.02-1.14) and 0.6-49 M nonzeros:
-  //    - ELLR moves its stored bytes (padding included) about 1.2x as fast as the CSR kernels, so
-  //      it pays up to 1.1x CSR's bytes: padding 1.31 ran 1.13-1.23x cuSPARSE; padding 2.27 ran
-  //      0.69-0.77x, which the earlier rule (ELL padding up to 2.5) picked;
-  //    - SELL (C = 32, rows sorted in windows of 256) ran 1.03-1.19x at sorted padding up to 1.06
-  //      and 0.97-1.00x at 1.14, where csr-split ran 1.05x;
-  //    - a block whose ELLR bytes fit in L2 pays little for padding: cage11 (padding 2.24, 13 MB)
-  //      runs 1.53-1.56x with ELLR, a lognormal block of 14 MB 1.21x (SELL 1.10x, adaptive CSR
-  //      1.17x); at 27 MB SELL won (1.32x against 1.15x), at 57 MB ELLR ran 0.94x. There ELLR keeps
-  //      the earlier rule (ELL padding up to 2.5) and more padding goes to the irregular path.
-  //    Checked on five lognormal shapes it was not made from (mean 4.7-24.7, run 70): auto ran
-  //    1.00-1.36x cuSPARSE, within 4% of the best format, where the earlier rule ran ELLR at
-  //    0.63-0.93x on four of them.
+  // 2. Rows of at most 64 entries: SELL-C-sigma where its bytes per nonzero (rows sorted in
+  //    windows of 256, 16-bit columns in double) cost at most 1.05x CSR's; ELLR in blocks that
+  //    fit in L2 (format_bytes_per_nonzero). Measured on one H200 (jobs/results/
+  //    2026-11-26_h200_ell_bytes, runs 68-73) on lognormal row lengths of mean 4.7-24.7 (ELL
+  //    padding 1.31-4.71, sorted SELL padding 1.02-1.14), 4-98 M nonzeros:
+  //    - the earlier rule (ELLR up to ELL padding 2.5, made from poisson3d and cage11) ran ELLR at
+  //      0.63-0.93x cuSPARSE on five such blocks: ELLR reads its padding;
+  //    - SELL ran 1.10-1.42x in double (16-bit columns: 5-14% of it) and 1.03-1.35x in float at
+  //      sorted padding up to 1.06, 1.05x and 0.93x at 1.14 (csr-split 1.06x, cuSPARSE in float);
+  //      on one block of very local columns (band 100) 1.06x where csr-split ran 1.18x;
+  //    - ELLR beat SELL only on stencils (1.28x against 1.25x; HDIA takes those) and on blocks
+  //      that stay in L2: cage11 (padding 2.24, 13 MB) 1.53-1.56x, a lognormal block of 14 MB
+  //      1.21x (SELL 1.10x); at 27 MB SELL won (1.32x against 1.15x). There ELLR keeps the
+  //      earlier rule (ELL padding up to 2.5); more padding goes to the irregular path.
+  //    The rule was made from the shapes with mean 12 and checked on the others (run 70-73): auto
+  //    ran 1.00-1.42x, within 10% of the best format.
   if (s.max_length <= 64) {
     const auto bytes = format_bytes_per_nonzero(s);
     const auto shape = fmt::format("rows of at most 64 entries (max {}, mean {:.1f}), ELL padding {:.2f}, sorted "
@@ -157,8 +158,6 @@ format_choice select_format(const row_statistics& s, backend where) {
       if (s.ell_padding <= 2.5)
         return {"ellr", shape + fmt::format(": ELLR's {:.0f} MB stay in L2, where padding up to 2.5 costs little",
                                             ellr_block / 1e6)};
-    } else if (bytes.ellr <= 1.1 * std::min(bytes.sell, bytes.csr)) {
-      return {"ellr", shape + ": ELLR's bytes within 1.1x the least, and it moves them fastest"};
     } else if (bytes.sell <= 1.05 * bytes.csr) {
       return {"sell", shape + ": SELL-C-sigma's bytes within 1.05x CSR's"};
     }
