@@ -33,26 +33,21 @@ __device__ __forceinline__ V finish(V alpha, V sum, V beta, const V* y, global_i
   return beta == V(0) ? alpha * sum : alpha * sum + beta * y[r];
 }
 
-/// Column of slot `at` as an index into x from a base: 32-bit columns from x itself, or 16-bit
-/// offsets from x + the row (Offsets), so that both gathers cost one address step.
+/// Column of slot `at` of row r: 32-bit columns, or 16-bit offsets from the row (Offsets).
 template <bool Offsets>
 struct columns;
 template <>
 struct columns<false> {
   const index_type* __restrict__ p;
-  __device__ __forceinline__ index_type operator()(offset_type at) const { return load_stream(p + at); }
-  template <typename V>
-  __device__ __forceinline__ const V* base(const V* x, global_index_type) const {
-    return x;
+  __device__ __forceinline__ index_type operator()(offset_type at, global_index_type) const {
+    return load_stream(p + at);
   }
 };
 template <>
 struct columns<true> {
   const std::int16_t* __restrict__ p;
-  __device__ __forceinline__ index_type operator()(offset_type at) const { return load_stream(p + at); }
-  template <typename V>
-  __device__ __forceinline__ const V* base(const V* x, global_index_type r) const {
-    return x + r;
+  __device__ __forceinline__ index_type operator()(offset_type at, global_index_type r) const {
+    return static_cast<index_type>(r + load_stream(p + at));
   }
 };
 
@@ -73,7 +68,6 @@ __global__ void __launch_bounds__(block_threads)
     col_of.p = a.col_offset + (r * T + lane);
   else
     col_of.p = a.col_idx + (r * T + lane);
-  const V* __restrict__ xr = col_of.base(x, r);
 
   V sum[unroll];
 #pragma unroll
@@ -87,19 +81,19 @@ __global__ void __launch_bounds__(block_threads)
     for (int u = 0; u < unroll; ++u) {
       const offset_type at = static_cast<offset_type>(i + u) * s;
       v[u] = load_stream(vals + at);
-      c[u] = col_of(at);
+      c[u] = col_of(at, r);
     }
 #pragma unroll
-    for (int u = 0; u < unroll; ++u) sum[u] += v[u] * __ldg(xr + c[u]);
+    for (int u = 0; u < unroll; ++u) sum[u] += v[u] * __ldg(x + c[u]);
   }
   for (; i + 1 < stripes; ++i) {
     const offset_type at = static_cast<offset_type>(i) * s;
-    sum[0] += load_stream(vals + at) * __ldg(xr + col_of(at));
+    sum[0] += load_stream(vals + at) * __ldg(x + col_of(at, r));
   }
   // The last stripe: lanes past the row's end hold padding and skip it.
   if (stripes > 0 && (stripes - 1) * T + lane < len) {
     const offset_type at = static_cast<offset_type>(stripes - 1) * s;
-    sum[1] += load_stream(vals + at) * __ldg(xr + col_of(at));
+    sum[1] += load_stream(vals + at) * __ldg(x + col_of(at, r));
   }
 
   V total = (sum[0] + sum[1]) + (sum[2] + sum[3]);

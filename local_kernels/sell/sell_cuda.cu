@@ -55,35 +55,26 @@ __device__ __forceinline__ void load_rows(const T* p, T (&out)[R]) {
   }
 }
 
-/// The R columns of slice column j as an index into x from a base: 32-bit columns from x itself,
-/// or 16-bit offsets from x + the position (Offsets), so that both gathers cost one address step.
+/// The R columns of slice column j: 32-bit columns, or 16-bit offsets from the positions (Offsets).
 template <bool Offsets>
 struct columns;
 template <>
 struct columns<false> {
   const index_type* __restrict__ p;
   template <int R>
-  __device__ __forceinline__ void load(offset_type at, index_type (&out)[R]) const {
+  __device__ __forceinline__ void load(offset_type at, global_index_type, index_type (&out)[R]) const {
     load_rows<R>(p + at, out);
-  }
-  template <typename V>
-  __device__ __forceinline__ const V* base(const V* x, global_index_type) const {
-    return x;
   }
 };
 template <>
 struct columns<true> {
   const std::int16_t* __restrict__ p;
   template <int R>
-  __device__ __forceinline__ void load(offset_type at, index_type (&out)[R]) const {
+  __device__ __forceinline__ void load(offset_type at, global_index_type first, index_type (&out)[R]) const {
     std::int16_t off[R];
     load_rows<R>(p + at, off);
 #pragma unroll
-    for (int q = 0; q < R; ++q) out[q] = off[q];
-  }
-  template <typename V>
-  __device__ __forceinline__ const V* base(const V* x, global_index_type position) const {
-    return x + position;
+    for (int q = 0; q < R; ++q) out[q] = static_cast<index_type>(first + q + off[q]);
   }
 };
 
@@ -103,14 +94,11 @@ __global__ void __launch_bounds__(block_threads)
   else
     cols.p = a.col_idx + begin + first % c;
   // The rows y gets, loaded first so that their latency hides behind the products (rows are short
-  // where SELL is picked: 3-7 trips of the loop), and where each row's gathers start.
+  // where SELL is picked: 3-7 trips of the loop).
   global_index_type row[R];
-  const V* xs[R];
 #pragma unroll
-  for (int q = 0; q < R; ++q) {
+  for (int q = 0; q < R; ++q)
     row[q] = Permuted && first + q < a.rows ? static_cast<global_index_type>(__ldcs(a.perm + first + q)) : first + q;
-    xs[q] = cols.base(x, first + q);
-  }
 
   V sum[unroll][R];
 #pragma unroll
@@ -124,20 +112,20 @@ __global__ void __launch_bounds__(block_threads)
 #pragma unroll
     for (int u = 0; u < unroll; ++u) {
       load_rows<R>(vals + (j + u) * c, v[u]);
-      cols.load((j + u) * c, col[u]);
+      cols.load((j + u) * c, first, col[u]);
     }
 #pragma unroll
     for (int u = 0; u < unroll; ++u)
 #pragma unroll
-      for (int q = 0; q < R; ++q) sum[u][q] += v[u][q] * __ldg(xs[q] + col[u][q]);
+      for (int q = 0; q < R; ++q) sum[u][q] += v[u][q] * __ldg(x + col[u][q]);
   }
   for (; j < width; ++j) {
     V v[R];
     index_type col[R];
     load_rows<R>(vals + j * c, v);
-    cols.load(j * c, col);
+    cols.load(j * c, first, col);
 #pragma unroll
-    for (int q = 0; q < R; ++q) sum[0][q] += v[q] * __ldg(xs[q] + col[q]);
+    for (int q = 0; q < R; ++q) sum[0][q] += v[q] * __ldg(x + col[q]);
   }
 
   static_assert(unroll == 4, "the loop below adds the unroll accumulators");
