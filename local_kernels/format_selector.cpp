@@ -138,15 +138,15 @@ format_choice select_format(const row_statistics& s, backend where) {
   //    padding 1.31-4.71, sorted SELL padding 1.02-1.14), 4-98 M nonzeros:
   //    - the earlier rule (ELLR up to ELL padding 2.5, made from poisson3d and cage11) ran ELLR at
   //      0.63-0.93x cuSPARSE on five such blocks: ELLR reads its padding;
-  //    - SELL ran 1.10-1.42x in double (16-bit columns: 5-14% of it) and 1.03-1.35x in float at
+  //    - SELL ran 1.10-1.42x in double (16-bit columns: up to 13% of it) and 1.03-1.35x in float at
   //      sorted padding up to 1.06, 1.05x and 0.93x at 1.14 (csr-split 1.06x, cuSPARSE in float);
   //      on one block of very local columns (band 100) 1.06x where csr-split ran 1.18x;
   //    - ELLR beat SELL only on stencils (1.28x against 1.25x; HDIA takes those) and on blocks
   //      that stay in L2: cage11 (padding 2.24, 13 MB) 1.53-1.56x, a lognormal block of 14 MB
   //      1.21x (SELL 1.10x); at 27 MB SELL won (1.32x against 1.15x). There ELLR keeps the
   //      earlier rule (ELL padding up to 2.5); more padding goes to the irregular path.
-  //    The rule was made from the shapes with mean 12 and checked on the others (run 70-73): auto
-  //    ran 1.00-1.42x, within 10% of the best format.
+  //    The rule was made from the shapes with mean 12 and checked on the others (runs 70-75):
+  //    auto ran 0.99-1.42x (0.99x: cuSPARSE itself), within 10% of the best format.
   if (s.max_length <= 64) {
     const auto bytes = format_bytes_per_nonzero(s);
     const auto shape = fmt::format("rows of at most 64 entries (max {}, mean {:.1f}), ELL padding {:.2f}, sorted "
