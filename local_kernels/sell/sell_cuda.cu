@@ -109,11 +109,12 @@ __global__ void __launch_bounds__(block_threads)
   for (; j + unroll <= width; j += unroll) {
     V v[unroll][R];
     index_type col[unroll][R];
+    // The columns first: the gathers wait for them, not for the values (run 80: sell-i32 5% faster
+    // in double, 2% in float).
 #pragma unroll
-    for (int u = 0; u < unroll; ++u) {
-      load_rows<R>(vals + (j + u) * c, v[u]);
-      cols.load((j + u) * c, first, col[u]);
-    }
+    for (int u = 0; u < unroll; ++u) cols.load((j + u) * c, first, col[u]);
+#pragma unroll
+    for (int u = 0; u < unroll; ++u) load_rows<R>(vals + (j + u) * c, v[u]);
 #pragma unroll
     for (int u = 0; u < unroll; ++u)
 #pragma unroll
