@@ -224,7 +224,7 @@ const std::vector<entry>& table() {
                            }));
     // ---- SELL-C-sigma (seed 002) ----
     // 16-bit column offsets in double only: on one H200 SELL ran 1.01-1.13x as fast with them in
-    // double and took 1.07-1.29x as long in float (jobs/results/2026-11-26_h200_ell_bytes, runs 71-78).
+    // double and took 1.05-1.10x as long in float (jobs/results/2026-11-26_h200_ell_bytes, runs 71-80).
     auto sell_variant = [](const char* name, int slice_size, int sigma, int rows_per_thread, bool offsets = true) {
       return [=](const auto& a, backend b) {
         using V = typename std::decay_t<decltype(a)>::value_type;
