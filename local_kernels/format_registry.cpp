@@ -225,17 +225,19 @@ const std::vector<entry>& table() {
     // ---- SELL-C-sigma (seed 002) ----
     // 16-bit column offsets in double only: on one H200 SELL ran 1.01-1.13x as fast with them in
     // double and took 1.05-1.10x as long in float (jobs/results/2026-11-26_h200_ell_bytes, runs 71-80).
-    auto sell_variant = [](const char* name, int slice_size, int sigma, int rows_per_thread, bool offsets = true) {
+    auto sell_variant = [](const char* name, int slice_size, int sigma, int rows_per_thread, bool offsets = true,
+                           bool windows = false) {
       return [=](const auto& a, backend b) {
         using V = typename std::decay_t<decltype(a)>::value_type;
-        const sell::sell_params p{slice_size, sigma, rows_per_thread, offsets && sizeof(V) == sizeof(double)};
+        const sell::sell_params p{slice_size, sigma, rows_per_thread, offsets && sizeof(V) == sizeof(double), windows};
         return make_format<sell::traits, V>(name, [&] { return sell::build(a, p); }, b);
       };
     };
-    auto sell_device = [](const char* name, int slice_size, int sigma, int rows_per_thread, bool offsets = true) {
+    auto sell_device = [](const char* name, int slice_size, int sigma, int rows_per_thread, bool offsets = true,
+                           bool windows = false) {
       return [=](auto&& a) {
         using V = typename std::decay_t<decltype(a)>::value_type;
-        const sell::sell_params p{slice_size, sigma, rows_per_thread, offsets && sizeof(V) == sizeof(double)};
+        const sell::sell_params p{slice_size, sigma, rows_per_thread, offsets && sizeof(V) == sizeof(double), windows};
         return make_device_format<sell::traits, V>(name, std::move(a),
                                                    [&](device_csr<V>&& d) { return sell::build_cuda(std::move(d), p); });
       };
@@ -243,6 +245,9 @@ const std::vector<entry>& table() {
     t.push_back(make_entry({"sell", "sell", true, true,
                             "SELL-32-sigma, sigma 256 when sorting pays, else 1; 16-bit column offsets where they fit (double)"},
                            sell_variant("sell", 32, 0, 1), sell_device("sell", 32, 0, 1)));
+    t.push_back(make_entry({"sell-w", "sell", true, true,
+                            "SELL-32-2048 with x windows: each 2048-row block's x in shared memory, long slices cut"},
+                           sell_variant("sell-w", 32, 0, 1, true, true), sell_device("sell-w", 32, 0, 1, true, true)));
     t.push_back(make_entry({"sell-i32", "sell", true, true, "SELL-32-sigma as `sell`, always 32-bit columns"},
                            sell_variant("sell-i32", 32, 0, 1, false), sell_device("sell-i32", 32, 0, 1, false)));
     t.push_back(make_entry({"sell-c32-s1", "sell", true, true, "SELL-32-1: slices of 32 rows, no sorting, no perm"},

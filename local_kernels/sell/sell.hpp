@@ -36,6 +36,14 @@
 // model: sort when the padding it removes saves more matrix bytes than the permutation array
 // costs (rows * 4 bytes, read once per SpMV). A sort that moves no row stores no permutation.
 //
+// x windows (x_windows, issue 16): the sorted positions are cut into blocks of window_rows (64
+// slices); block b's slots read x only in [window_begin[b], window_end[b]) (padding included), and
+// where that window takes at most window_max_bytes the kernel copies it into shared memory first,
+// so that the gathers read shared memory instead of a 32-byte L2 sector each. The rows are sorted
+// within the block (sigma = window_rows unless given; sigma must divide it), C = 32, R = 1.
+// window_capacity is the widest window that is staged (0: none); blocks with wider windows
+// gather from global memory.
+//
 // Invariants: slice_ptr has ceil(rows / C) + 1 entries, non-decreasing, multiples of C; within a
 // sigma-window the row lengths are non-increasing, ties in original order; rows and perm are
 // 32-bit (build throws past 2^31 - 1 rows). row_length stays on the host (to_csr); neither SpMV
@@ -62,7 +70,13 @@ struct sell_params {
   /// 16-bit column offsets from the row where every slot's fits (else 32-bit columns); false
   /// always stores 32-bit columns.
   bool column_offsets = true;
+  /// Stage each block's window of x in shared memory (see above).
+  bool x_windows = false;
 };
+
+/// Sorted positions per x window block (64 slices of 32), and the largest window staged.
+constexpr int window_rows = 2048;
+constexpr std::size_t window_max_bytes = std::size_t{64} << 10;
 
 /// The range of a 16-bit column offset col - row.
 constexpr offset_type min_column_offset = INT16_MIN, max_column_offset = INT16_MAX;
@@ -82,6 +96,10 @@ struct sell_matrix {
   std::vector<ValueType> values;
   std::vector<index_type> perm;        ///< [rows] original row of each sorted position; empty: identity
   std::vector<index_type> row_length;  ///< [rows] in sorted order; host only (to_csr)
+  /// x_windows: [ceil(rows / window_rows)] each block's columns (padding included) lie in
+  /// [window_begin, window_end); window_capacity = the widest of at most window_max_bytes.
+  std::vector<index_type> window_begin, window_end;
+  int window_capacity = 0;
   sell_params params;
   format_stats stats;
 };
@@ -98,6 +116,9 @@ struct sell_view {
   const std::int16_t* col_offset = nullptr;  ///< col - row per slot, null where col_idx is set
   const ValueType* values = nullptr;
   const index_type* perm = nullptr;  ///< nullptr: identity
+  const index_type* window_begin = nullptr;  ///< x_windows; nullptr: none
+  const index_type* window_end = nullptr;
+  int window_capacity = 0;  ///< entries of x staged per block (blocks with wider windows: none)
 };
 
 /// Builds SELL-C-sigma from CSR; deterministic, the input is not changed. Throws bad_input for
@@ -122,15 +143,22 @@ namespace detail {
 void check_params(global_index_type rows, const sell_params& params, const char* source);
 /// The window the automatic sigma tries: 256 rounded up to a multiple of C.
 int auto_sorted_sigma(int slice_size);
+/// The sigma a build uses without a choice: params.sigma, or window_rows for x windows when 0;
+/// 0 = choose by sorting_pays.
+int fixed_sigma(const sell_params& params);
+/// The staged width from the blocks' windows: the widest of at most window_max_bytes of values.
+int window_capacity(const std::vector<index_type>& begin, const std::vector<index_type>& end,
+                    std::size_t value_bytes);
 /// The automatic sigma's byte model from the stored entries (padding included) of the unsorted
 /// and the sorted order: whether to sort; `why` gets the text for stats.params.
 bool sorting_pays(offset_type unsorted_slots, offset_type sorted_slots, global_index_type rows,
                   std::size_t value_bytes, std::string& why);
 /// The statistics of a build with `slots` = slice_ptr.back() stored entries of value_bytes and
 /// column_bytes (4, or 2 with 16-bit offsets) each.
+/// window_capacity < 0: no x windows.
 format_stats sell_stats(global_index_type rows, offset_type nnz, offset_type slots, bool permuted,
                         const sell_params& params, int sigma, const std::string& why, std::size_t value_bytes,
-                        std::size_t column_bytes);
+                        std::size_t column_bytes, int window_capacity);
 
 }  // namespace detail
 
@@ -163,6 +191,9 @@ struct traits {
     v.col_offset = m.col_offset.empty() ? nullptr : map(m.col_offset);
     v.values = map(m.values);
     v.perm = m.perm.empty() ? nullptr : map(m.perm);
+    v.window_begin = m.window_begin.empty() ? nullptr : map(m.window_begin);
+    v.window_end = m.window_end.empty() ? nullptr : map(m.window_end);
+    v.window_capacity = m.window_capacity;
     return v;
   }
 };

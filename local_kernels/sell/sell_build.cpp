@@ -63,6 +63,23 @@ void to_column_offsets(sell_matrix<V>& m) {
   std::vector<index_type>().swap(m.col_idx);
 }
 
+/// Each block's window [min, max + 1) over the columns of its slots (window_rows positions).
+template <typename V>
+void compute_windows(sell_matrix<V>& m) {
+  const global_index_type c = m.slice_size, slices = static_cast<global_index_type>(m.slice_ptr.size()) - 1;
+  const global_index_type per_block = window_rows / c, blocks = (slices + per_block - 1) / per_block;
+  m.window_begin.assign(static_cast<std::size_t>(blocks), 0);
+  m.window_end.assign(static_cast<std::size_t>(blocks), 0);
+  for (global_index_type b = 0; b < blocks; ++b) {
+    const offset_type first = m.slice_ptr[b * per_block], last = m.slice_ptr[std::min(slices, (b + 1) * per_block)];
+    if (first == last) continue;  // no slots: an empty window
+    const auto [lo, hi] = std::minmax_element(m.col_idx.begin() + first, m.col_idx.begin() + last);
+    m.window_begin[b] = *lo;
+    m.window_end[b] = *hi + 1;
+  }
+  m.window_capacity = detail::window_capacity(m.window_begin, m.window_end, sizeof(V));
+}
+
 }  // namespace
 
 namespace detail {
@@ -76,6 +93,11 @@ void check_params(global_index_type rows, const sell_params& params, const char*
   if (c % (32 * r) != 0)
     DSPMV_BAD_INPUT(source, "slice_size",
                     "C = " + std::to_string(c) + " is not a multiple of 32 * R = " + std::to_string(32 * r));
+  if (params.x_windows && (c != 32 || r != 1 || (params.sigma > 1 && window_rows % params.sigma != 0)))
+    DSPMV_BAD_INPUT(source, "x_windows",
+                    "needs C = 32, R = 1 and sigma 0, 1 or a divisor of " + std::to_string(window_rows) + " (C = " +
+                        std::to_string(c) + ", R = " + std::to_string(r) + ", sigma = " +
+                        std::to_string(params.sigma) + ")");
   if (params.sigma < 0 || (params.sigma > 1 && params.sigma % c != 0))
     DSPMV_BAD_INPUT(source, "sigma",
                     "sigma = " + std::to_string(params.sigma) + " is not 0 (choose), 1 or a multiple of C = " +
@@ -85,6 +107,20 @@ void check_params(global_index_type rows, const sell_params& params, const char*
 }
 
 int auto_sorted_sigma(int slice_size) { return (auto_sigma + slice_size - 1) / slice_size * slice_size; }
+
+int fixed_sigma(const sell_params& params) {
+  // x windows sort the whole block: the least padding, and a row never leaves its window.
+  return params.x_windows && params.sigma == 0 ? window_rows : params.sigma;
+}
+
+int window_capacity(const std::vector<index_type>& begin, const std::vector<index_type>& end,
+                    std::size_t value_bytes) {
+  const auto limit = static_cast<index_type>(window_max_bytes / value_bytes);
+  index_type widest = 0;
+  for (std::size_t b = 0; b < begin.size(); ++b)
+    if (end[b] - begin[b] <= limit) widest = std::max(widest, end[b] - begin[b]);
+  return widest;
+}
 
 bool sorting_pays(offset_type unsorted_slots, offset_type sorted_slots, global_index_type rows,
                   std::size_t value_bytes, std::string& why) {
@@ -99,19 +135,21 @@ bool sorting_pays(offset_type unsorted_slots, offset_type sorted_slots, global_i
 
 format_stats sell_stats(global_index_type rows, offset_type nnz, offset_type slots, bool permuted,
                         const sell_params& params, int sigma, const std::string& why, std::size_t value_bytes,
-                        std::size_t column_bytes) {
+                        std::size_t column_bytes, int window_capacity) {
   const global_index_type c = params.slice_size;
   const global_index_type slices = (rows + c - 1) / c;
   format_stats stats;
   stats.stored_bytes = static_cast<std::size_t>(slices + 1) * sizeof(offset_type) +
                        static_cast<std::size_t>(slots) * (column_bytes + value_bytes) +
-                       static_cast<std::size_t>(permuted ? rows : 0) * sizeof(index_type);
+                       static_cast<std::size_t>(permuted ? rows : 0) * sizeof(index_type) +
+                       (window_capacity < 0 ? 0 : 2 * sizeof(index_type) * ((rows + window_rows - 1) / window_rows));
   stats.padding_ratio = nnz > 0 ? static_cast<double>(slots) / static_cast<double>(nnz) : 1.0;
   stats.n_iter = slots / 32;  // sum of width * C / 32
   stats.n_p = stats.n_iter * 32 - nnz;
   stats.params = "C=" + std::to_string(c) + " sigma=" + std::to_string(sigma) +
                  " R=" + std::to_string(params.rows_per_thread) + (permuted ? "" : " perm=none") +
-                 (column_bytes < sizeof(index_type) ? " col16" : "") + why;
+                 (column_bytes < sizeof(index_type) ? " col16" : "") +
+                 (window_capacity < 0 ? "" : " x-window=" + std::to_string(window_capacity)) + why;
   return stats;
 }
 
@@ -139,8 +177,8 @@ sell_matrix<V> build(const csr_matrix<V, index_type>& a, const sell_params& para
 
   std::vector<index_type> order;
   std::string why;
-  if (params.sigma > 0) {
-    m.sigma = params.sigma;
+  if (detail::fixed_sigma(params) > 0) {
+    m.sigma = detail::fixed_sigma(params);
     order = window_order(lengths, m.sigma);
   } else {
     const int sorted_sigma = detail::auto_sorted_sigma(c);
@@ -190,10 +228,12 @@ sell_matrix<V> build(const csr_matrix<V, index_type>& a, const sell_params& para
     for (offset_type at = m.slice_ptr[s] + i % c; at < m.slice_ptr[s + 1]; at += c)
       m.col_idx[at] = empty_sentinel(i, a.cols);
   }
+  if (params.x_windows) compute_windows(m);
   if (params.column_offsets) to_column_offsets(m);
 
   m.stats = detail::sell_stats(m.rows, m.nnz, m.slice_ptr.back(), !m.perm.empty(), params, m.sigma, why, sizeof(V),
-                               m.col_offset.empty() ? sizeof(index_type) : sizeof(std::int16_t));
+                               m.col_offset.empty() ? sizeof(index_type) : sizeof(std::int16_t),
+                               params.x_windows ? m.window_capacity : -1);
   return m;
 }
 

@@ -16,7 +16,9 @@
 //      an empty row r or a position r past the rows) and the value +0, as in build(). The same
 //      pass checks every column as validate_csr does (in [0, cols), above the previous one of its
 //      row).
-//   5. column_offsets_kernel: where no slot's col - i (i its sorted position) lies beyond an int16
+//   5. windows_kernel (x_windows): each block of window_rows positions' smallest and largest
+//      column, a thread block per window block.
+//   6. column_offsets_kernel: where no slot's col - i (i its sorted position) lies beyond an int16
 //      (a count over the positions), col - i replaces the 32-bit columns, which are freed.
 // The parameters and the row pointer are checked before the sort and the columns during the fill,
 // so refusals come in build()'s order (sell_build.cpp checks the parameters first too).
@@ -203,6 +205,48 @@ __global__ void __launch_bounds__(tile * tile_warps)
   }
 }
 
+/// build()'s compute_windows: block b of window_rows positions gets [min, max + 1) of its slots'
+/// columns (0, 0 without slots). One thread block per window block.
+__global__ void __launch_bounds__(block)
+    windows_kernel(const index_type* __restrict__ col_idx, const offset_type* __restrict__ slice_ptr,
+                   global_index_type slices, global_index_type per_block, global_index_type blocks,
+                   index_type* __restrict__ begin, index_type* __restrict__ end) {
+  using reduce_t = cub::BlockReduce<index_type, block>;
+  __shared__ typename reduce_t::TempStorage temp;
+  for (global_index_type b = blockIdx.x; b < blocks; b += gridDim.x) {
+    const offset_type first = slice_ptr[b * per_block], last = slice_ptr[min(slices, (b + 1) * per_block)];
+    index_type lo = INT_MAX, hi = -1;
+    for (offset_type at = first + threadIdx.x; at < last; at += block) {
+      lo = min(lo, col_idx[at]);
+      hi = max(hi, col_idx[at]);
+    }
+    lo = reduce_t(temp).Reduce(lo, cuda::minimum<index_type>{});
+    __syncthreads();  // temp is reused
+    hi = reduce_t(temp).Reduce(hi, cuda::maximum<index_type>{});
+    if (threadIdx.x == 0) {
+      begin[b] = first == last ? 0 : lo;
+      end[b] = first == last ? 0 : hi + 1;
+    }
+    __syncthreads();
+  }
+}
+
+/// The x windows of build()'s compute_windows into v (arrays in storage).
+template <typename V>
+void compute_windows(sell_view<V>& v, global_index_type slices, device_storage& storage) {
+  const global_index_type per_block = window_rows / v.slice_size, blocks = (slices + per_block - 1) / per_block;
+  auto* begin = static_cast<index_type*>(storage.allocate_bytes(std::max<global_index_type>(1, 2 * blocks) * sizeof(index_type)));
+  index_type* end = begin + blocks;
+  if (blocks > 0) {
+    windows_kernel<<<static_cast<unsigned>(std::min<global_index_type>(blocks, max_blocks)), block, 0, nullptr>>>(
+        v.col_idx, v.slice_ptr, slices, per_block, blocks, begin, end);
+    DSPMV_CUDA_CHECK_LAUNCH(nullptr);
+  }
+  v.window_begin = begin;
+  v.window_end = end;
+  v.window_capacity = detail::window_capacity(download_array(begin, blocks), download_array(end, blocks), sizeof(V));
+}
+
 /// build()'s to_column_offsets, one thread per sorted position i walking its slots: with `out`
 /// null, counts the slots whose col - i does not fit an int16; else writes col - i.
 __global__ void __launch_bounds__(block)
@@ -356,7 +400,7 @@ device_built<sell_view<V>> build_cuda(device_csr<V>&& a, const sell_params& para
   check_row_pointer(download_array(d.row_ptr, 1)[0], first_decrease, download_array(d.row_ptr + rows, 1)[0], d.nnz);
 
   // 2-3. The order of the rows and its slices; sigma 0 builds both candidates and keeps one.
-  int sigma = params.sigma;
+  int sigma = detail::fixed_sigma(params);
   std::string why;
   row_order chosen;
   if (sigma > 0) {
@@ -407,10 +451,12 @@ device_built<sell_view<V>> build_cuda(device_csr<V>&& a, const sell_params& para
     }
   }
 
+  if (params.x_windows) compute_windows(built.view, slices, built.storage);
   if (params.column_offsets) use_column_offsets(built.view, chosen.slots, built.storage);
 
   built.stats = detail::sell_stats(rows, d.nnz, chosen.slots, chosen.perm != nullptr, params, sigma, why, sizeof(V),
-                                   built.view.col_offset ? sizeof(std::int16_t) : sizeof(index_type));
+                                   built.view.col_offset ? sizeof(std::int16_t) : sizeof(index_type),
+                                   params.x_windows ? built.view.window_capacity : -1);
   DSPMV_CUDA_CHECK(cudaStreamSynchronize(nullptr));
   return built;
 }

@@ -3,10 +3,18 @@
 // independent loads in flight. R = 2 reads each column pair with one vector load. 16-bit column
 // offsets are relative to the thread's positions, so no load waits for perm.
 //
+// With x windows (sell.hpp), window_kernel: a thread block per window block of 64 slices first
+// copies x[window_begin, window_end) into shared memory, so that a warp's 32 gathers cost a few
+// shared-memory wavefronts instead of up to 32 L2 sectors (csr-split's bound, local_kernels/
+// README.md). Its warps take the block's slices one by one (sorted longest first); a slice wider
+// than chunk_steps is cut into chunks whose partial sums meet in shared memory and are added in
+// chunk order after the block's barrier, so that one long row does not hold the block up.
+//
 // Tuning constants. None is measured yet on the GPU machine (H100/H200); the lead's
 // `--format all` run (sell, sell-c32-s1, sell-c64-r2) decides.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "common/cuda_check.hpp"
@@ -157,6 +165,210 @@ void launch(const sell_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_strea
   DSPMV_CUDA_CHECK_LAUNCH(stream);
 }
 
+// ---- x windows --------------------------------------------------------------------------------
+
+/// Threads per window block and the blocks per SM their registers allow (42 registers). Measured
+/// on one H200 on lognormal blocks (jobs/results/2026-11-27_h200_x_windows, runs 82-86): 512
+/// threads at 3 blocks ran 1.31x cuSPARSE where 56 registers (2 blocks) ran 1.24x, 256 threads
+/// 1.10-1.13x and 1024 threads 1.09x.
+constexpr int window_threads = 512;
+constexpr int window_min_blocks = 3;
+constexpr int window_slices = window_rows / 32;
+constexpr int slices_per_lane = window_slices / 32;
+/// Slices wider than this many steps are cut into chunks of it (doubled per block until at most
+/// max_chunks chunks remain); 16-64 measured within 4% (runs 84-85).
+constexpr offset_type chunk_steps = 64;
+constexpr int max_chunks = 32;
+
+/// Where a window block's gathers read x: its staged window, or global memory.
+template <typename V, bool Staged>
+struct x_source;
+template <typename V>
+struct x_source<V, true> {
+  const V* staged;
+  index_type begin;
+  __device__ __forceinline__ V operator()(index_type col) const { return staged[col - begin]; }
+};
+template <typename V>
+struct x_source<V, false> {
+  const V* __restrict__ x;
+  __device__ __forceinline__ V operator()(index_type col) const { return __ldg(x + col); }
+};
+
+/// The chunks of one window block (window_kernel's plan, in shared memory).
+struct window_plan {
+  int item_start[window_slices + 1];   ///< slice q's items: [item_start[q], item_start[q + 1])
+  int chunk_start[window_slices + 1];  ///< slice q's partial sums, where it has several items
+  unsigned char item_slice[window_slices + max_chunks];
+  offset_type chunk;  ///< steps per item of a cut slice
+  int next;           ///< the next item a warp takes
+};
+
+/// Warp 0: the items of the block's slices [s0, s0 + slices).
+__device__ void plan_window(const offset_type* __restrict__ slice_ptr, global_index_type s0, int slices,
+                            window_plan& plan) {
+  const int lane = threadIdx.x % 32;
+  offset_type width[slices_per_lane];
+#pragma unroll
+  for (int m = 0; m < slices_per_lane; ++m) {
+    const int q = lane * slices_per_lane + m;
+    width[m] = q < slices ? (slice_ptr[s0 + q + 1] - slice_ptr[s0 + q]) / 32 : 0;
+  }
+  offset_type k = chunk_steps;
+  for (;;) {  // the smallest k = chunk_steps * 2^i that leaves at most max_chunks chunks
+    offset_type count = 0;
+#pragma unroll
+    for (int m = 0; m < slices_per_lane; ++m) count += width[m] > k ? (width[m] + k - 1) / k : 0;
+    for (int d = 16; d > 0; d /= 2) count += __shfl_xor_sync(0xffffffffu, count, d);
+    if (count <= max_chunks) break;
+    k *= 2;
+  }
+  int items[slices_per_lane], mine = 0, cut = 0;
+#pragma unroll
+  for (int m = 0; m < slices_per_lane; ++m) {
+    const int q = lane * slices_per_lane + m;
+    items[m] = q >= slices ? 0 : width[m] > k ? static_cast<int>((width[m] + k - 1) / k) : 1;
+    mine += items[m];
+    cut += items[m] > 1 ? items[m] : 0;
+  }
+  int item_end = mine, cut_end = cut;  // inclusive scans over the lanes
+  for (int d = 1; d < 32; d *= 2) {
+    const int a = __shfl_up_sync(0xffffffffu, item_end, d), b = __shfl_up_sync(0xffffffffu, cut_end, d);
+    if (lane >= d) {
+      item_end += a;
+      cut_end += b;
+    }
+  }
+  int at = item_end - mine, cut_at = cut_end - cut;
+#pragma unroll
+  for (int m = 0; m < slices_per_lane; ++m) {
+    const int q = lane * slices_per_lane + m;
+    if (q <= slices) {
+      plan.item_start[q] = at;
+      plan.chunk_start[q] = cut_at;
+    }
+    for (int i = 0; i < items[m]; ++i) plan.item_slice[at + i] = static_cast<unsigned char>(q);
+    at += items[m];
+    cut_at += items[m] > 1 ? items[m] : 0;
+  }
+  if (lane == 31 && slices == window_slices) {
+    plan.item_start[slices] = at;
+    plan.chunk_start[slices] = cut_at;
+  }
+  if (lane == 0) {
+    plan.chunk = k;
+    plan.next = window_threads / 32;
+  }
+}
+
+/// The block's items, a warp at a time: a whole slice writes y; a chunk of a cut slice writes its
+/// partial sums to `part`.
+template <typename V, bool Permuted, bool Offsets, typename Source>
+__device__ __forceinline__ void window_items(const sell_view<V>& a, V alpha, V beta, V* __restrict__ y,
+                                             global_index_type s0, int slices, window_plan& plan, V* part,
+                                             Source gather) {
+  const int lane = threadIdx.x % 32;
+  const int items = plan.item_start[slices];
+  for (int item = threadIdx.x / 32; item < items;) {
+    const int q = plan.item_slice[item];
+    const int cut = plan.item_start[q + 1] - plan.item_start[q] > 1;
+    const global_index_type s = s0 + q, first = s * 32 + lane;
+    const offset_type begin = a.slice_ptr[s], width = (a.slice_ptr[s + 1] - begin) / 32;
+    const int chunk = item - plan.item_start[q];
+    const offset_type j0 = cut ? chunk * plan.chunk : 0, j1 = cut ? min(width, j0 + plan.chunk) : width;
+    const V* __restrict__ vals = a.values + begin + lane;
+    columns<Offsets> cols;
+    if constexpr (Offsets)
+      cols.p = a.col_offset + begin + lane;
+    else
+      cols.p = a.col_idx + begin + lane;
+    const bool writes = !cut && first < a.rows;
+    const global_index_type row = Permuted && writes ? static_cast<global_index_type>(__ldcs(a.perm + first)) : first;
+
+    V sum[unroll] = {};
+    offset_type j = j0;
+    for (; j + unroll <= j1; j += unroll) {
+      V v[unroll][1];
+      index_type col[unroll][1];
+#pragma unroll
+      for (int u = 0; u < unroll; ++u) cols.load((j + u) * 32, first, col[u]);
+#pragma unroll
+      for (int u = 0; u < unroll; ++u) load_rows<1>(vals + (j + u) * 32, v[u]);
+#pragma unroll
+      for (int u = 0; u < unroll; ++u) sum[u] += v[u][0] * gather(col[u][0]);
+    }
+    for (; j < j1; ++j) {
+      V v[1];
+      index_type col[1];
+      load_rows<1>(vals + j * 32, v);
+      cols.load(j * 32, first, col);
+      sum[0] += v[0] * gather(col[0]);
+    }
+    const V total = (sum[0] + sum[1]) + (sum[2] + sum[3]);
+    if (cut)
+      part[(plan.chunk_start[q] + chunk) * 32 + lane] = total;
+    else if (writes)
+      y[row] = beta == V(0) ? alpha * total : alpha * total + beta * y[row];
+    int taken = 0;
+    if (lane == 0) taken = atomicAdd(&plan.next, 1);
+    item = __shfl_sync(0xffffffffu, taken, 0);
+  }
+}
+
+template <typename V, bool Permuted, bool Offsets>
+__global__ void __launch_bounds__(window_threads, window_min_blocks)
+    window_kernel(sell_view<V> a, V alpha, const V* __restrict__ x, V beta, V* __restrict__ y) {
+  extern __shared__ __align__(16) unsigned char staged_bytes[];  // V[a.window_capacity]
+  V* staged = reinterpret_cast<V*>(staged_bytes);
+  __shared__ V part[max_chunks * 32];
+  __shared__ window_plan plan;
+  const global_index_type all_slices = (a.rows + 31) / 32, s0 = static_cast<global_index_type>(blockIdx.x) * window_slices;
+  const int slices = static_cast<int>(all_slices - s0 < window_slices ? all_slices - s0 : window_slices);
+  if (threadIdx.x < 32) plan_window(a.slice_ptr, s0, slices, plan);
+  const index_type begin = a.window_begin[blockIdx.x], end = a.window_end[blockIdx.x];
+  const bool stage = end - begin <= a.window_capacity;
+  if (stage)
+    for (index_type k = threadIdx.x; k < end - begin; k += window_threads) staged[k] = __ldg(x + begin + k);
+  __syncthreads();
+  if (stage)
+    window_items<V, Permuted, Offsets>(a, alpha, beta, y, s0, slices, plan, part, x_source<V, true>{staged, begin});
+  else
+    window_items<V, Permuted, Offsets>(a, alpha, beta, y, s0, slices, plan, part, x_source<V, false>{x});
+  __syncthreads();
+  // The cut slices: their chunks' partial sums in chunk order, a warp per slice.
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  for (int q = 0, n = 0; q < slices; ++q) {
+    const int items = plan.item_start[q + 1] - plan.item_start[q];
+    if (items == 1 || n++ % (window_threads / 32) != warp) continue;
+    const global_index_type first = (s0 + q) * 32 + lane;
+    if (first >= a.rows) continue;
+    V total = V(0);
+    for (int i = 0; i < items; ++i) total += part[(plan.chunk_start[q] + i) * 32 + lane];
+    const global_index_type row = Permuted ? static_cast<global_index_type>(__ldcs(a.perm + first)) : first;
+    y[row] = beta == V(0) ? alpha * total : alpha * total + beta * y[row];
+  }
+}
+
+template <typename V>
+void launch_windows(const sell_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_stream_t stream) {
+  const auto grid = static_cast<unsigned>((a.rows + window_rows - 1) / window_rows);
+  const auto bytes = static_cast<int>(static_cast<std::size_t>(a.window_capacity) * sizeof(V));
+  auto go = [&](auto kernel) {
+    DSPMV_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    kernel<<<grid, window_threads, bytes, stream>>>(a, alpha, x, beta, y);
+  };
+  const bool permuted = a.perm != nullptr, offsets = a.col_offset != nullptr;
+  if (permuted && offsets)
+    go(window_kernel<V, true, true>);
+  else if (permuted)
+    go(window_kernel<V, true, false>);
+  else if (offsets)
+    go(window_kernel<V, false, true>);
+  else
+    go(window_kernel<V, false, false>);
+  DSPMV_CUDA_CHECK_LAUNCH(stream);
+}
+
 }  // namespace
 
 template <typename V>
@@ -164,6 +376,11 @@ void spmv_cuda(const sell_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_st
   if (a.rows == 0) return;
   DSPMV_REQUIRE(a.slice_size % (32 * a.rows_per_thread) == 0 && (a.rows_per_thread == 1 || a.rows_per_thread == 2),
                 "sell::spmv_cuda: needs R in {1, 2} and C a multiple of 32 R");
+  if (a.window_begin != nullptr) {
+    DSPMV_REQUIRE(a.slice_size == 32 && a.rows_per_thread == 1, "sell::spmv_cuda: x windows need C = 32, R = 1");
+    launch_windows(a, alpha, x, beta, y, stream);
+    return;
+  }
   if (a.rows_per_thread == 2)
     launch<V, 2>(a, alpha, x, beta, y, stream);
   else

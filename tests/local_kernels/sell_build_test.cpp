@@ -203,6 +203,56 @@ TEST(SellBuild, RejectsBadParameters) {
   EXPECT_THROW(sell::build(a, params(64, 1, 3)), bad_input);
   EXPECT_THROW(sell::build(a, params(32, 40)), bad_input);     // sigma not a multiple of C
   EXPECT_THROW(sell::build(a, params(32, -1)), bad_input);
+  // x windows need C = 32, R = 1 and sigma dividing the window block.
+  EXPECT_THROW(sell::build(a, sell::sell_params{64, 0, 1, false, true}), bad_input);
+  EXPECT_THROW(sell::build(a, sell::sell_params{64, 0, 2, false, true}), bad_input);
+  EXPECT_THROW(sell::build(a, sell::sell_params{32, 96, 1, false, true}), bad_input);
+  EXPECT_NO_THROW(sell::build(a, sell::sell_params{32, 1, 1, false, true}));
+  EXPECT_NO_THROW(sell::build(a, sell::sell_params{32, 256, 1, false, true}));
+}
+
+/// x windows: each block of window_rows positions reads x only within its window, which is
+/// exactly the span of its slots' columns (padding included); the widest window within
+/// window_max_bytes is staged.
+TEST(SellBuild, XWindowsSpanTheirBlocks) {
+  sell::sell_params p{32, 0, 1, true, true};
+  for (const auto& m : test::edge_case_matrices()) {
+    const auto s = sell::build(m.a, p);
+    EXPECT_EQ(s.sigma, sell::window_rows) << m.name;
+    const global_index_type blocks = (m.a.rows + sell::window_rows - 1) / sell::window_rows;
+    ASSERT_EQ(static_cast<global_index_type>(s.window_begin.size()), blocks) << m.name;
+    index_type widest = 0;
+    for (global_index_type b = 0; b < blocks; ++b) {
+      index_type lo = std::numeric_limits<index_type>::max(), hi = -1;
+      for (global_index_type i = b * sell::window_rows; i < std::min<global_index_type>((b + 1) * sell::window_rows,
+                                                                                       (m.a.rows + 31) / 32 * 32);
+           ++i)
+        for (offset_type at = s.slice_ptr[i / 32] + i % 32; at < s.slice_ptr[i / 32 + 1]; at += 32) {
+          const index_type col = s.col_offset.empty() ? s.col_idx[at] : static_cast<index_type>(i + s.col_offset[at]);
+          lo = std::min(lo, col);
+          hi = std::max(hi, col);
+        }
+      EXPECT_EQ(s.window_begin[b], hi < 0 ? 0 : lo) << m.name << " block " << b;
+      EXPECT_EQ(s.window_end[b], hi < 0 ? 0 : hi + 1) << m.name << " block " << b;
+      const index_type width = s.window_end[b] - s.window_begin[b];
+      if (width <= static_cast<index_type>(sell::window_max_bytes / sizeof(double))) widest = std::max(widest, width);
+    }
+    EXPECT_EQ(s.window_capacity, widest) << m.name;
+    EXPECT_EQ(to_csr(s), m.a) << m.name;
+  }
+  // Rows far apart in one block: a window wider than the limit is not staged. Empty rows in a
+  // slice with entries pad with their own index.
+  test::row_entries rows(3000);
+  rows[0].push_back({0, 1.0});
+  rows[2999].push_back({99999, 2.0});
+  rows[2100].push_back({5, 3.0});
+  const auto wide = sell::build(test::from_rows(100000, rows), p);
+  ASSERT_EQ(wide.window_begin.size(), 2u);
+  EXPECT_EQ(wide.window_begin[0], 0);
+  EXPECT_EQ(wide.window_end[0], 32);  // row 0's column 0, then rows 1-31 padded with 1-31
+  EXPECT_EQ(wide.window_begin[1], 5);
+  EXPECT_EQ(wide.window_end[1], 100000);
+  EXPECT_EQ(wide.window_capacity, 32);
 }
 
 TEST(SellBuild, HostSpmvMatchesCsr) {

@@ -25,10 +25,12 @@ namespace {
 using SellIpcsrBuildCuda = test::cuda_test;
 
 /// The SELL parameters checked: the registry's variants (sell, sell-c32-s1, sell-c64-r2, with
-/// 16-bit column offsets where they fit; sell-i32), then an explicit window, four 32-row groups
-/// per slice, and C = 64 without sorting, 32-bit.
+/// 16-bit column offsets where they fit; sell-i32; sell-w), then an explicit window, four 32-row
+/// groups per slice, C = 64 without sorting, 32-bit, and x windows with 32-bit columns and with
+/// sorting in windows of 64.
 std::vector<sell::sell_params> sell_variants() {
-  return {{32, 0, 1}, {32, 1, 1}, {64, 0, 2}, {32, 0, 1, false}, {32, 512, 1, false}, {128, 128, 2}, {64, 1, 1, false}};
+  return {{32, 0, 1},         {32, 1, 1},           {64, 0, 2},        {32, 0, 1, false},      {32, 0, 1, true, true},
+          {32, 512, 1, false}, {128, 128, 2},       {64, 1, 1, false}, {32, 0, 1, false, true}, {32, 64, 1, true, true}};
 }
 
 /// The IPCSR parameters checked: the default (Hopper), the registry's for CUDA, and small stages
@@ -40,7 +42,8 @@ std::vector<ipcsr::ipcsr_params> ipcsr_variants() {
 
 std::string describe(const sell::sell_params& p) {
   return "C=" + std::to_string(p.slice_size) + " sigma=" + std::to_string(p.sigma) +
-         " R=" + std::to_string(p.rows_per_thread) + (p.column_offsets ? "" : " 32-bit columns");
+         " R=" + std::to_string(p.rows_per_thread) + (p.column_offsets ? "" : " 32-bit columns") +
+         (p.x_windows ? " x windows" : "");
 }
 std::string describe(const ipcsr::ipcsr_params& p) { return "shared_bytes=" + std::to_string(p.shared_bytes); }
 
@@ -68,6 +71,10 @@ void compare(const sell::sell_matrix<V>& host, const device_built<sell::sell_vie
     EXPECT_EQ(v.perm, nullptr) << "the host stores no permutation";
   else
     test::expect_bitwise(host.perm, v.perm, "perm");
+  EXPECT_EQ(v.window_begin != nullptr, !host.window_begin.empty()) << "x windows on one side only";
+  test::expect_bitwise(host.window_begin, v.window_begin, "window_begin");
+  test::expect_bitwise(host.window_end, v.window_end, "window_end");
+  EXPECT_EQ(v.window_capacity, host.window_capacity);
   expect_same_stats(built.stats, host.stats);
 }
 
