@@ -235,13 +235,12 @@ __global__ void __launch_bounds__(block)
 template <typename V>
 void compute_windows(sell_view<V>& v, global_index_type slices, device_storage& storage) {
   const global_index_type per_block = window_rows / v.slice_size, blocks = (slices + per_block - 1) / per_block;
-  auto* begin = static_cast<index_type*>(storage.allocate_bytes(std::max<global_index_type>(1, 2 * blocks) * sizeof(index_type)));
+  if (blocks == 0) return;  // no rows: build() stores no windows either
+  auto* begin = static_cast<index_type*>(storage.allocate_bytes(2 * blocks * sizeof(index_type)));
   index_type* end = begin + blocks;
-  if (blocks > 0) {
-    windows_kernel<<<static_cast<unsigned>(std::min<global_index_type>(blocks, max_blocks)), block, 0, nullptr>>>(
-        v.col_idx, v.slice_ptr, slices, per_block, blocks, begin, end);
-    DSPMV_CUDA_CHECK_LAUNCH(nullptr);
-  }
+  windows_kernel<<<static_cast<unsigned>(std::min<global_index_type>(blocks, max_blocks)), block, 0, nullptr>>>(
+      v.col_idx, v.slice_ptr, slices, per_block, blocks, begin, end);
+  DSPMV_CUDA_CHECK_LAUNCH(nullptr);
   v.window_begin = begin;
   v.window_end = end;
   v.window_capacity = detail::window_capacity(download_array(begin, blocks), download_array(end, blocks), sizeof(V));

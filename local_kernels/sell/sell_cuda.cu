@@ -16,6 +16,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <mutex>
+#include <set>
+#include <utility>
 
 #include "common/cuda_check.hpp"
 #include "local_kernels/sell/sell.hpp"
@@ -349,12 +352,25 @@ __global__ void __launch_bounds__(window_threads, window_min_blocks)
   }
 }
 
+/// Lets `kernel` take window_max_bytes of dynamic shared memory on the current device, once per
+/// kernel and device: the call costs host time that an event-timed apply would count.
+void allow_window_bytes(const void* kernel) {
+  static std::mutex mutex;
+  static std::set<std::pair<const void*, int>> allowed;
+  int device = 0;
+  DSPMV_CUDA_CHECK(cudaGetDevice(&device));
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (!allowed.insert({kernel, device}).second) return;
+  DSPMV_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(window_max_bytes)));
+}
+
 template <typename V>
 void launch_windows(const sell_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_stream_t stream) {
   const auto grid = static_cast<unsigned>((a.rows + window_rows - 1) / window_rows);
-  const auto bytes = static_cast<int>(static_cast<std::size_t>(a.window_capacity) * sizeof(V));
+  const auto bytes = static_cast<std::size_t>(a.window_capacity) * sizeof(V);  // <= window_max_bytes
   auto go = [&](auto kernel) {
-    DSPMV_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    allow_window_bytes(reinterpret_cast<const void*>(kernel));
     kernel<<<grid, window_threads, bytes, stream>>>(a, alpha, x, beta, y);
   };
   const bool permuted = a.perm != nullptr, offsets = a.col_offset != nullptr;
