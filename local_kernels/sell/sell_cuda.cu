@@ -205,6 +205,7 @@ struct window_plan {
   unsigned char item_slice[window_slices + max_chunks];
   offset_type chunk;  ///< steps per item of a cut slice
   int next;           ///< the next item a warp takes
+  int cut;            ///< items of cut slices (0: none)
 };
 
 /// Warp 0: the items of the block's slices [s0, s0 + slices).
@@ -258,6 +259,7 @@ __device__ void plan_window(const offset_type* __restrict__ slice_ptr, global_in
     plan.item_start[slices] = at;
     plan.chunk_start[slices] = cut_at;
   }
+  if (lane == 31) plan.cut = cut_at;
   if (lane == 0) {
     plan.chunk = k;
     plan.next = window_threads / 32;
@@ -327,8 +329,8 @@ __global__ void __launch_bounds__(window_threads, window_min_blocks)
   __shared__ window_plan plan;
   const global_index_type all_slices = (a.rows + 31) / 32, s0 = static_cast<global_index_type>(blockIdx.x) * window_slices;
   const int slices = static_cast<int>(all_slices - s0 < window_slices ? all_slices - s0 : window_slices);
-  if (threadIdx.x < 32) plan_window(a.slice_ptr, s0, slices, plan);
   const index_type begin = a.window_begin[blockIdx.x], end = a.window_end[blockIdx.x];
+  if (threadIdx.x < 32) plan_window(a.slice_ptr, s0, slices, plan);
   const bool stage = end - begin <= a.window_capacity;
   if (stage)
     for (index_type k = threadIdx.x; k < end - begin; k += window_threads) staged[k] = __ldg(x + begin + k);
@@ -337,6 +339,7 @@ __global__ void __launch_bounds__(window_threads, window_min_blocks)
     window_items<V, Permuted, Offsets>(a, alpha, beta, y, s0, slices, plan, part, x_source<V, true>{staged, begin});
   else
     window_items<V, Permuted, Offsets>(a, alpha, beta, y, s0, slices, plan, part, x_source<V, false>{x});
+  if (plan.cut == 0) return;  // block-uniform: no slice was cut
   __syncthreads();
   // The cut slices: their chunks' partial sums in chunk order, a warp per slice.
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
