@@ -171,7 +171,7 @@ void launch(const sell_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_strea
 // ---- x windows --------------------------------------------------------------------------------
 
 /// Threads per window block and the blocks per SM their registers allow (42 registers). Measured
-/// on one H200 on lognormal blocks (jobs/results/2026-11-27_h200_x_windows, runs 82-86): 512
+/// on one H200 on lognormal blocks (jobs/results/2026-11-26_h200_x_windows, runs 82-86): 512
 /// threads at 3 blocks ran 1.31x cuSPARSE where 56 registers (2 blocks) ran 1.24x, 256 threads
 /// 1.10-1.13x and 1024 threads 1.09x.
 constexpr int window_threads = 512;
@@ -291,23 +291,20 @@ __device__ __forceinline__ void window_items(const sell_view<V>& a, V alpha, V b
     const global_index_type row = Permuted && writes ? static_cast<global_index_type>(__ldcs(a.perm + first)) : first;
 
     V sum[unroll] = {};
-    offset_type j = j0;
-    for (; j + unroll <= j1; j += unroll) {
+    // unroll steps per trip, the last trip's steps past j1 predicated off: a slice's last 1-3
+    // steps cost one round trip, not one each.
+    for (offset_type j = j0; j < j1; j += unroll) {
       V v[unroll][1];
       index_type col[unroll][1];
 #pragma unroll
-      for (int u = 0; u < unroll; ++u) cols.load((j + u) * 32, first, col[u]);
+      for (int u = 0; u < unroll; ++u)
+        if (j + u < j1) cols.load((j + u) * 32, first, col[u]);
 #pragma unroll
-      for (int u = 0; u < unroll; ++u) load_rows<1>(vals + (j + u) * 32, v[u]);
+      for (int u = 0; u < unroll; ++u)
+        if (j + u < j1) load_rows<1>(vals + (j + u) * 32, v[u]);
 #pragma unroll
-      for (int u = 0; u < unroll; ++u) sum[u] += v[u][0] * gather(col[u][0]);
-    }
-    for (; j < j1; ++j) {
-      V v[1];
-      index_type col[1];
-      load_rows<1>(vals + j * 32, v);
-      cols.load(j * 32, first, col);
-      sum[0] += v[0] * gather(col[0]);
+      for (int u = 0; u < unroll; ++u)
+        if (j + u < j1) sum[u] += v[u][0] * gather(col[u][0]);
     }
     const V total = (sum[0] + sum[1]) + (sum[2] + sum[3]);
     if (cut)
