@@ -29,13 +29,20 @@ global_index_type capped_diagonals(global_index_type distinct) {
 
 /// The floating-point fields from s's integer fields and three sums: of the squared row lengths,
 /// and of the slots of 32-row slices (each padded to its longest row) without and with sorting.
-void finish_row_statistics(row_statistics& s, double sum2, double sell32_slots, double sell32_sorted_slots) {
+void finish_row_statistics(row_statistics& s, double sum2, double sell32_slots, double sell32_sorted_slots,
+                           double sell32_window_slots, double window_fit_nnz) {
   s.mean_length = static_cast<double>(s.nnz) / static_cast<double>(s.rows);
   s.stddev_length = std::sqrt(std::max(0.0, sum2 / static_cast<double>(s.rows) - s.mean_length * s.mean_length));
   const double nnz = std::max<double>(1.0, static_cast<double>(s.nnz));
   s.ell_padding = static_cast<double>(s.rows) * static_cast<double>(s.max_length) / nnz;
   s.sell32_padding = sell32_slots / nnz;
   s.sell32_sorted_padding = sell32_sorted_slots / nnz;
+  s.sell32_window_padding = sell32_window_slots / nnz;
+  s.window_fit = window_fit_nnz / nnz;
+}
+
+global_index_type window_fit_columns(int value_bytes) {
+  return static_cast<global_index_type>(sell::window_max_bytes) / value_bytes;
 }
 
 bool wants_hdia_padding(const row_statistics& s) {
@@ -85,11 +92,27 @@ row_statistics compute_row_statistics(const csr_matrix<V, I>& a) {
   };
   std::vector<offset_type> lengths(a.rows);
   for (global_index_type r = 0; r < a.rows; ++r) lengths[r] = a.row_length(r);
+  auto sorted_in = [&lengths](std::size_t window) {
+    for (std::size_t i = 0; i < lengths.size(); i += window)
+      std::sort(lengths.begin() + static_cast<std::ptrdiff_t>(i),
+                lengths.begin() + static_cast<std::ptrdiff_t>(std::min(lengths.size(), i + window)), std::greater<>());
+  };
   const double sell32_slots = sliced(lengths);
-  for (std::size_t i = 0; i < lengths.size(); i += 256)
-    std::sort(lengths.begin() + static_cast<std::ptrdiff_t>(i),
-              lengths.begin() + static_cast<std::ptrdiff_t>(std::min(lengths.size(), i + 256)), std::greater<>());
-  detail::finish_row_statistics(s, sum2, sell32_slots, sliced(lengths));
+  sorted_in(256);
+  const double sell32_sorted_slots = sliced(lengths);
+  sorted_in(sell::window_rows);
+  const double sell32_window_slots = sliced(lengths);
+  // x windows: the nonzeros of blocks whose columns span few enough for shared memory.
+  double window_fit_nnz = 0;
+  for (global_index_type first = 0; first < a.rows; first += sell::window_rows) {
+    const global_index_type last = std::min<global_index_type>(a.rows, first + sell::window_rows);
+    const offset_type begin = a.row_ptr[first], end = a.row_ptr[last];
+    if (begin == end) continue;
+    const auto [lo, hi] = std::minmax_element(a.col_idx.begin() + begin, a.col_idx.begin() + end);
+    if (static_cast<global_index_type>(*hi) - *lo < detail::window_fit_columns(s.value_bytes))
+      window_fit_nnz += static_cast<double>(end - begin);
+  }
+  detail::finish_row_statistics(s, sum2, sell32_slots, sell32_sorted_slots, sell32_window_slots, window_fit_nnz);
   if (detail::wants_hdia_padding(s)) s.hdia_padding = detail::hdia_padding(hdia::hack_slots(a, {}), s.nnz);
   return s;
 }
@@ -107,6 +130,11 @@ format_bytes format_bytes_per_nonzero(const row_statistics& s) {
   // permutation. CSR: no values for a pattern, a row offset (cuSPARSE's and ours).
   b.ellr = s.ell_padding * (value + (b.ellr_16bit_columns ? short_column : column)) + per_row * column;
   b.sell = s.sell32_sorted_padding * (value + (b.sell_16bit_columns ? short_column : column)) + per_row * column;
+  // SELL with x windows: rows sorted in blocks of 2048, 16-bit columns in double where a row's
+  // columns lie within an int16 of any position of its block.
+  const bool windows_16bit = s.value_bytes == 8 && s.bandwidth + sell::window_rows - 1 <=
+                                                       static_cast<global_index_type>(sell::max_column_offset);
+  b.sell_windows = s.sell32_window_padding * (value + (windows_16bit ? short_column : column)) + per_row * column;
   b.csr = (s.pattern ? 0 : value) + column + per_row * sizeof(offset_type);
   return b;
 }
@@ -131,6 +159,21 @@ format_choice select_format(const row_statistics& s, backend where) {
                                 "storage needs no column indices",
                                 s.diagonals, capped ? "+" : "", s.hdia_padding)};
   }
+  // 2a. x windows (sell-w): where the columns of nearly every 2048-row block fit a window of x in
+  //     shared memory, a warp's 32 gathers cost a few shared-memory wavefronts instead of up to 32
+  //     L2 sectors, which bound every CSR kernel (local_kernels/README.md). Measured on one H200
+  //     (jobs/results/2026-11-26_h200_x_windows, runs 82-90), against cuSPARSE CSR: the bench
+  //     lognormal (rows up to ~1000, sorted padding 1.13) 1.33x in double where csr-split ran 1.07x,
+  //     0.98x in float (its bytes 1.09x CSR's); a regular lognormal (band 1000) 1.51x in double and
+  //     1.20x in float where SELL ran 1.14x and 1.04x. A block whose window does not fit gathers
+  //     from global memory at about a third of SELL's speed (band 5000: 0.49x), hence 95%. Blocks
+  //     that stay in L2 keep the rules below.
+  if (const auto bytes = format_bytes_per_nonzero(s);
+      bytes.csr * static_cast<double>(s.nnz) > static_cast<double>(l2_resident_bytes) && s.window_fit >= 0.95 &&
+      bytes.sell_windows <= 1.05 * bytes.csr)
+    return {"sell-w", fmt::format("{:.1f}% of the nonzeros in 2048-row blocks whose x fits in shared memory, sorted "
+                                  "padding {:.2f}; bytes per nonzero: SELL with x windows {:.1f}, CSR {:.1f}",
+                                  100 * s.window_fit, s.sell32_window_padding, bytes.sell_windows, bytes.csr)};
   // 2. Rows of at most 64 entries: SELL-C-sigma where its bytes per nonzero (rows sorted in
   //    windows of 256, 16-bit columns in double) cost at most 1.05x CSR's; ELLR in blocks that
   //    fit in L2 (format_bytes_per_nonzero). Measured on one H200 (jobs/results/

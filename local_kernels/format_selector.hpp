@@ -27,6 +27,10 @@ struct row_statistics {
   double ell_padding = 0;              ///< rows * max_length / nnz (one global width)
   double sell32_padding = 0;           ///< slices of 32 consecutive rows, each padded to its max
   double sell32_sorted_padding = 0;    ///< the same after sorting rows by length within 256-row windows
+  double sell32_window_padding = 0;    ///< the same within the 2048-row blocks of SELL's x windows
+  /// The share of nonzeros in 2048-row blocks whose columns span at most the x window SELL stages
+  /// in shared memory (sell::window_max_bytes of values); padding columns are not counted.
+  double window_fit = 0;
   /// HDIA's slots (32-row hacks, each storing its own distinct diagonals) / nnz: the diagonal
   /// structure a renumbering keeps hack by hack (a stencil's rows after METIS) when the block as a
   /// whole has many distinct offsets. Measured only where it can decide (more than 32 diagonals,
@@ -47,7 +51,10 @@ row_statistics compute_row_statistics(const device_csr_view<V>& a);
 namespace detail {
 // The steps the host and GPU statistics share (format_selector.cpp).
 global_index_type capped_diagonals(global_index_type distinct);
-void finish_row_statistics(row_statistics& s, double sum2, double sell32_slots, double sell32_sorted_slots);
+void finish_row_statistics(row_statistics& s, double sum2, double sell32_slots, double sell32_sorted_slots,
+                           double sell32_window_slots, double window_fit_nnz);
+/// The columns a 2048-row block may span for its x window to be staged.
+global_index_type window_fit_columns(int value_bytes);
 /// Whether hdia_padding is worth measuring for these statistics (the rest filled in).
 bool wants_hdia_padding(const row_statistics& s);
 /// hdia_padding from HDIA's slot count (hdia::hack_slots; -1: refused).
@@ -78,6 +85,7 @@ constexpr std::size_t l2_resident_bytes = std::size_t{20} << 20;
 /// sorting in windows of 256 rows, CSR's entries and row offsets (no values for a pattern).
 struct format_bytes {
   double ellr = 0, sell = 0, csr = 0;
+  double sell_windows = 0;  ///< SELL with x windows: slots sorted in 2048-row blocks
   bool ellr_16bit_columns = false, sell_16bit_columns = false;
 };
 format_bytes format_bytes_per_nonzero(const row_statistics& s);

@@ -7,6 +7,9 @@
 //   (cub::BlockRadixSort, descending: slice j's longest row is then the window's entry 32j), and
 //   the smallest and largest col - row of the block (the first and last column of each row:
 //   columns are sorted within a row, device_csr.hpp);
+//   window_sums_kernel, 256 threads x 8 rows per 2048-row block of SELL's x windows: the slots of
+//   32-row slices after sorting the block's lengths (cub::BlockRadixSort), and the nonzeros of
+//   blocks whose columns span few enough for the window to be staged (window_fit);
 //   mark_diagonals_kernel, over tiles of nonzeros: a bitmap over the offsets [lo, lo + bits)
 //   gets one bit per distinct col - row, new bits counted. Windows of at most 2^30 offsets
 //   (128 MiB) cover [smallest, largest] until the count passes the host's cap (4097).
@@ -26,12 +29,14 @@
 #include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_reduce.cuh>
 #include <cub/thread/thread_search.cuh>
+#include <cuda/functional>
 #include <thrust/execution_policy.h>
 #include <thrust/logical.h>
 
 #include "common/cuda_check.hpp"
 #include "local_kernels/format_selector.hpp"
 #include "local_kernels/hdia/hdia.hpp"
+#include "local_kernels/sell/sell.hpp"
 
 namespace distspmv {
 
@@ -123,6 +128,59 @@ __global__ void __launch_bounds__(window_rows)
       atomicMax(&out->max_offset, total.max_offset);
     }
     __syncthreads();  // before the next window's sort reuses temp
+  }
+}
+
+/// Sums over the 2048-row blocks of SELL's x windows (block b takes blocks b, b + gridDim.x, ...):
+/// the slots of 32-row slices after sorting the block's row lengths (thread t holds the block's
+/// ranks 8t .. 8t + 7 after the sort, so slice j's longest row is thread 4j's first), and the
+/// nonzeros of blocks whose columns span fewer than fit_columns (a row's first and last column:
+/// columns are sorted within a row).
+__global__ void __launch_bounds__(tile_threads)
+    window_sums_kernel(const offset_type* __restrict__ row_ptr, const index_type* __restrict__ col_idx,
+                       global_index_type rows, int end_bit, long long fit_columns, unsigned long long* slots,
+                       unsigned long long* fit_nnz) {
+  constexpr int per_thread = sell::window_rows / tile_threads;
+  using sort_t = cub::BlockRadixSort<unsigned long long, tile_threads, per_thread>;
+  using reduce_t = cub::BlockReduce<long long, tile_threads>;
+  __shared__ union {
+    typename sort_t::TempStorage sort;
+    typename reduce_t::TempStorage reduce;
+  } temp;
+  const global_index_type blocks = (rows + sell::window_rows - 1) / sell::window_rows;
+  for (global_index_type w = blockIdx.x; w < blocks; w += gridDim.x) {
+    const global_index_type first = w * sell::window_rows;
+    unsigned long long key[per_thread];
+    long long lo = LLONG_MAX, hi = LLONG_MIN;
+#pragma unroll
+    for (int i = 0; i < per_thread; ++i) {
+      const global_index_type r = first + threadIdx.x * per_thread + i;
+      key[i] = 0;  // rows past the end: length 0, sorted last
+      if (r < rows) {
+        const offset_type begin = row_ptr[r], end = row_ptr[r + 1];
+        key[i] = static_cast<unsigned long long>(end - begin);
+        if (end > begin) {
+          lo = min(lo, static_cast<long long>(col_idx[begin]));
+          hi = max(hi, static_cast<long long>(col_idx[end - 1]));
+        }
+      }
+    }
+    sort_t(temp.sort).SortDescending(key, 0, end_bit);
+    const long long mine = threadIdx.x % (slice_rows / per_thread) == 0 ? slice_rows * static_cast<long long>(key[0]) : 0;
+    __syncthreads();  // temp.sort is reused
+    const long long total = reduce_t(temp.reduce).Sum(mine);
+    __syncthreads();
+    lo = reduce_t(temp.reduce).Reduce(lo, cuda::minimum<>{});
+    __syncthreads();
+    hi = reduce_t(temp.reduce).Reduce(hi, cuda::maximum<>{});
+    if (threadIdx.x == 0) {
+      atomicAdd(slots, static_cast<unsigned long long>(total));
+      if (hi >= lo && hi - lo < fit_columns) {
+        const global_index_type last = min(rows, first + sell::window_rows);
+        atomicAdd(fit_nnz, static_cast<unsigned long long>(row_ptr[last] - row_ptr[first]));
+      }
+    }
+    __syncthreads();  // before the next block's sort reuses temp
   }
 }
 
@@ -225,6 +283,15 @@ row_statistics compute_row_statistics(const device_csr_view<V>& a) {
   DSPMV_CUDA_CHECK_LAUNCH(nullptr);
   row_sums sums;
   DSPMV_CUDA_CHECK(cudaMemcpy(&sums, d_sums, sizeof sums, cudaMemcpyDeviceToHost));
+  auto* d_window = static_cast<unsigned long long*>(scratch.allocate_bytes(2 * sizeof(unsigned long long)));
+  DSPMV_CUDA_CHECK(cudaMemsetAsync(d_window, 0, 2 * sizeof(unsigned long long), nullptr));
+  const global_index_type window_blocks = (a.rows + sell::window_rows - 1) / sell::window_rows;
+  window_sums_kernel<<<static_cast<unsigned>(std::min<global_index_type>(window_blocks, max_blocks)), tile_threads, 0,
+                       nullptr>>>(a.row_ptr, a.col_idx, a.rows, end_bit,
+                                  static_cast<long long>(detail::window_fit_columns(s.value_bytes)), d_window,
+                                  d_window + 1);
+  DSPMV_CUDA_CHECK_LAUNCH(nullptr);
+  const auto window = download_array(d_window, 2);
 
   s.min_length = static_cast<offset_type>(sums.min_length);
   s.max_length = static_cast<offset_type>(sums.max_length);
@@ -234,7 +301,8 @@ row_statistics compute_row_statistics(const device_csr_view<V>& a) {
     s.diagonals = count_diagonals(a, sums.min_offset, sums.max_offset, scratch);
   }
   detail::finish_row_statistics(s, static_cast<double>(sums.sum2), static_cast<double>(sums.sell32_slots),
-                                static_cast<double>(sums.sorted_slots));
+                                static_cast<double>(sums.sorted_slots), static_cast<double>(window[0]),
+                                static_cast<double>(window[1]));
   DSPMV_CUDA_CHECK(cudaStreamSynchronize(nullptr));
   if (detail::wants_hdia_padding(s)) s.hdia_padding = detail::hdia_padding(hdia::hack_slots_cuda(a, {}), s.nnz);
   return s;

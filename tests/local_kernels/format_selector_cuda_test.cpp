@@ -73,6 +73,8 @@ void expect_same_statistics(const csr_matrix<double, index_type>& a64, const std
   EXPECT_EQ(gpu.ell_padding, host.ell_padding);
   EXPECT_EQ(gpu.sell32_padding, host.sell32_padding);
   EXPECT_EQ(gpu.sell32_sorted_padding, host.sell32_sorted_padding);
+  EXPECT_EQ(gpu.sell32_window_padding, host.sell32_window_padding);
+  EXPECT_EQ(gpu.window_fit, host.window_fit);
   EXPECT_EQ(gpu.hdia_padding, host.hdia_padding);
   EXPECT_EQ(gpu.value_bytes, host.value_bytes);
   EXPECT_EQ(gpu.pattern, host.pattern);

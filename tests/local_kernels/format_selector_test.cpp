@@ -2,9 +2,12 @@
 // the statistics themselves on small matrices whose answers are known.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "local_kernels/format_registry.hpp"
 #include "local_kernels/format_selector.hpp"
 #include "local_kernels/hdia/hdia.hpp"
+#include "local_kernels/sell/sell.hpp"
 #include "tests/support/test_matrices.hpp"
 
 namespace distspmv {
@@ -128,6 +131,62 @@ TEST(FormatSelector, PicksSellOrEllrByTheirBytes) {
   EXPECT_TRUE(format_bytes_per_nonzero(short_rows(big, 1.31, 1.02, 8, 32767)).ellr_16bit_columns);
   for (const auto& s : {short_rows(big, 1.31, 1.02, 8), short_rows(big, 2.27, 1.06, 4), short_rows(small, 2.27, 1.06, 8)})
     EXPECT_NE(select_format(s, backend::cuda).reason.find("bytes per nonzero"), std::string::npos);
+}
+
+/// The bench lognormal's statistics (gen:lognormal:4000000:2.5:0.8:2000, run 82): rows up to
+/// about 1000 entries, x windows fitting every 2048-row block.
+row_statistics windowed(int value_bytes, double window_fit = 1.0, offset_type nnz = 67'000'000) {
+  row_statistics s = short_rows(nnz, 60.0, 1.67, value_bytes, 2000);
+  s.mean_length = 16.8;
+  s.rows = s.cols = static_cast<global_index_type>(static_cast<double>(nnz) / s.mean_length);
+  s.max_length = 1000;
+  s.sell32_window_padding = 1.13;
+  s.window_fit = window_fit;
+  return s;
+}
+
+TEST(FormatSelector, PicksXWindowsWhereTheyFit) {
+  // Runs 82-90: sell-w 1.33x cuSPARSE in double (csr-split 1.07x); in float its bytes are 1.09x
+  // CSR's and it ran 0.98x, so the irregular path keeps the block.
+  EXPECT_EQ(select_format(windowed(8), backend::cuda).format, "sell-w");
+  EXPECT_NE(select_format(windowed(8), backend::cuda).reason.find("x fits in shared memory"), std::string::npos);
+  EXPECT_EQ(select_format(windowed(4), backend::cuda).format, "cusparse");
+  // Blocks whose windows do not fit gather from global memory, slowly: 95% of the nonzeros must fit.
+  EXPECT_EQ(select_format(windowed(8, 0.9), backend::cuda).format, "csr-split");
+  // A block that stays in L2 keeps the rules below (here ELLR's bytes are too many: CSR).
+  EXPECT_EQ(select_format(windowed(8, 1.0, 1'000'000), backend::cuda).format, "csr");
+  // Short regular rows (sorted padding 1.01): sell-w also in float, where SELL ran 1.04x and sell-w 1.20x.
+  row_statistics regular = short_rows(49'000'000, 1.5, 1.03, 4);
+  regular.sell32_window_padding = 1.01;
+  regular.window_fit = 1.0;
+  EXPECT_EQ(select_format(regular, backend::cuda).format, "sell-w");
+  regular.pattern = true;  // CSR stores no values: 4 bytes per nonzero (float: cuSPARSE)
+  EXPECT_EQ(select_format(regular, backend::cuda).format, "cusparse");
+
+  const format_bytes b = format_bytes_per_nonzero(windowed(8));
+  EXPECT_NEAR(b.sell_windows, 1.13 * 10 + 4 / 16.8, 1e-12);  // 16-bit columns: band 2000 + 2047 fits
+  EXPECT_NEAR(format_bytes_per_nonzero(windowed(4)).sell_windows, 1.13 * 8 + 4 / 16.8, 1e-12);
+}
+
+TEST(FormatSelector, MeasuresXWindows) {
+  // A band of 100 over 5000 rows: every 2048-row block fits; the sorted padding is what the
+  // SELL build with x windows stores.
+  test::row_entries band_rows(5000);
+  for (int r = 0; r < 5000; ++r)
+    for (int c = std::max(0, r - 50); c <= std::min(4999, r + 50); c += 1 + (r * 7 + c) % 13)
+      band_rows[r].push_back({c, 1.0 + c % 3});
+  const auto band = test::from_rows(5000, band_rows);
+  const row_statistics s = compute_row_statistics(band);
+  EXPECT_EQ(s.window_fit, 1.0);
+  EXPECT_DOUBLE_EQ(s.sell32_window_padding, sell::build(band, sell::sell_params{32, 0, 1, false, true}).stats.padding_ratio);
+  // One entry of block 1 far away: block 1's nonzeros no longer count in double (8192 columns fit)
+  // but do in float (16384). Padding columns are not counted.
+  test::row_entries rows(5000);
+  for (int r = 0; r < 5000; ++r) rows[r].push_back({r, 1.0});
+  rows[3000].push_back({12000, 2.0});
+  const auto far = test::from_rows(20000, rows);
+  EXPECT_DOUBLE_EQ(compute_row_statistics(far).window_fit, (2048.0 + (5000 - 4096)) / 5001.0);
+  EXPECT_EQ(compute_row_statistics(convert_csr<float, index_type>(far)).window_fit, 1.0);
 }
 
 TEST(FormatSelector, SeesDiagonalsHackByHackAfterAPartition) {
