@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# One H200: sell-w (x windows in shared memory), the product kernel: GPU builder tests, format
+# tests, memcheck, and sell-w against sell, csr-split and cuSPARSE on lognormal blocks.
+set -u
+cd "$(dirname "$0")/.."
+R=${OUT:-/tmp/out}; mkdir -p $R; W=/tmp/w87; mkdir -p $W
+export DISTSPMV_GIT_REVISION=$(head -1 .device-data/REVISION) GTEST_COLOR=no
+p() { echo "$(date +%T) $*" | tee -a $R/progress.txt; tar czf $R/w87.tgz -C /tmp w87 2>/dev/null; }
+B=build-gpu; bin=$B/apps/distspmv
+md5sum local_kernels/sell/*.cu local_kernels/sell/*.cpp local_kernels/format_registry.cpp | tee -a $R/progress.txt
+mkdir -p /opt/metis; for f in .device-deps/libmetis*.deb; do dpkg -x $f /opt/metis; done
+cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DDISTSPMV_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DMETIS_ROOT=/opt/metis/usr > $W/configure.log 2>&1 || { tail -30 $W/configure.log; exit 1; }
+timeout 420 cmake --build $B -j $(nproc) --target distspmv local_kernels_formats_test local_kernels_sell_ipcsr_build_cuda_test > $W/build.log 2>&1 || { grep -E "error|FAILED" -A3 $W/build.log | head -40; p "build failed"; exit 1; }
+p built
+run() {  # name matrix formats precision
+  local n=$1; timeout 150 $bin $2 --backend cuda --format $3 --precision $4 --iters 100 --check --json $W/$n.json > $W/$n.log 2>&1
+  echo "== $n $2 $4: rc=$? $(grep -ciE 'check.*passed' $W/$n.log) checks passed" | tee -a $R/progress.txt
+  grep -E "^ *(sell[a-z0-9-]*|cusparse|csr-split) " $W/$n.log | cut -c1-100 | tee -a $R/progress.txt
+}
+M=gen:lognormal:4000000:2.5:0.8:2000
+run bench_d $M sell-w,sell,csr-split,cusparse double
+run bench_f $M sell-w,sell,csr-split,cusparse float
+run reg_d gen:lognormal:4000000:2.5:0.15:1000 sell-w,sell,csr-split,cusparse double
+run reg_f gen:lognormal:4000000:2.5:0.15:1000 sell-w,sell,cusparse float
+t=$B/tests/local_kernels/local_kernels_sell_ipcsr_build_cuda_test
+timeout 200 $t > $W/gpu_build.log 2>&1; echo "gpu build test rc=$? $(grep -E '^\[  (PASSED|FAILED) ' $W/gpu_build.log | tr '\n' ' ')" | tee -a $R/progress.txt
+grep -E "FAILED|Failure" -A5 $W/gpu_build.log | head -30 | tee -a $R/progress.txt
+f=$B/tests/local_kernels/local_kernels_formats_test
+timeout 200 $f --gtest_filter='Cuda*/*sell*' > $W/formats.log 2>&1; echo "formats sell rc=$? $(grep -E '^\[  (PASSED|FAILED) ' $W/formats.log | tr '\n' ' ')" | tee -a $R/progress.txt
+grep -E "FAILED|Failure" -A5 $W/formats.log | head -30 | tee -a $R/progress.txt
+timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 $f --gtest_filter='Cuda*EdgeCases*sell_w*:Cuda*EdgeCases*sell-w*' > $W/memcheck.log 2>&1; echo "memcheck rc=$? $(grep -E 'ERROR SUMMARY|PASSED|FAILED' $W/memcheck.log | tr '\n' ' ')" | tee -a $R/progress.txt
+p done
