@@ -42,14 +42,11 @@
 // so that the gathers read shared memory instead of a 32-byte L2 sector each. The rows are sorted
 // within the block (sigma = window_rows unless given; sigma must divide it), C = 32, R = 1.
 // window_capacity is the widest window that is staged (0: none); blocks with wider windows
-// gather from global memory. The kernel also reads row_length (4 bytes per row) so that a lane
-// loads nothing for its row's padding: the rows of a slice are sorted, so whole sectors of padding
-// are skipped.
+// gather from global memory.
 //
 // Invariants: slice_ptr has ceil(rows / C) + 1 entries, non-decreasing, multiples of C; within a
 // sigma-window the row lengths are non-increasing, ties in original order; rows and perm are
-// 32-bit (build throws past 2^31 - 1 rows). row_length stays on the host (to_csr) except with x
-// windows; only the x-window kernel reads it, and stored_bytes counts it only there.
+// 32-bit (build throws past 2^31 - 1 rows). row_length stays on the host (to_csr); neither SpMV
 // reads it and stored_bytes does not count it.
 // Statistics: n_iter is eq. 1 of seed 000 for warps of 32 sorted rows running to their slice's
 // width: sum over slices of width * C / 32; n_p = 32 * n_iter - nnz, the padding slots.
@@ -98,7 +95,7 @@ struct sell_matrix {
   std::vector<std::int16_t> col_offset;   ///< the same as col - row, where column_offsets fit (col_idx empty)
   std::vector<ValueType> values;
   std::vector<index_type> perm;        ///< [rows] original row of each sorted position; empty: identity
-  std::vector<index_type> row_length;  ///< [rows] in sorted order; on the device with x windows only
+  std::vector<index_type> row_length;  ///< [rows] in sorted order; host only (to_csr)
   /// x_windows: [ceil(rows / window_rows)] each block's columns (padding included) lie in
   /// [window_begin, window_end); window_capacity = the widest of at most window_max_bytes.
   std::vector<index_type> window_begin, window_end;
@@ -122,7 +119,6 @@ struct sell_view {
   const index_type* window_begin = nullptr;  ///< x_windows; nullptr: none
   const index_type* window_end = nullptr;
   int window_capacity = 0;  ///< entries of x staged per block (blocks with wider windows: none)
-  const index_type* row_length = nullptr;  ///< x windows: [rows] in sorted order
 };
 
 /// Builds SELL-C-sigma from CSR; deterministic, the input is not changed. Throws bad_input for
@@ -198,7 +194,6 @@ struct traits {
     v.window_begin = m.window_begin.empty() ? nullptr : map(m.window_begin);
     v.window_end = m.window_end.empty() ? nullptr : map(m.window_end);
     v.window_capacity = m.window_capacity;
-    v.row_length = m.window_begin.empty() ? nullptr : map(m.row_length);
     return v;
   }
 };

@@ -142,9 +142,7 @@ format_stats sell_stats(global_index_type rows, offset_type nnz, offset_type slo
   stats.stored_bytes = static_cast<std::size_t>(slices + 1) * sizeof(offset_type) +
                        static_cast<std::size_t>(slots) * (column_bytes + value_bytes) +
                        static_cast<std::size_t>(permuted ? rows : 0) * sizeof(index_type) +
-                       (window_capacity < 0 ? 0
-                                            : 2 * sizeof(index_type) * ((rows + window_rows - 1) / window_rows) +
-                                                  sizeof(index_type) * rows);  // the windows and row_length
+                       (window_capacity < 0 ? 0 : 2 * sizeof(index_type) * ((rows + window_rows - 1) / window_rows));
   stats.padding_ratio = nnz > 0 ? static_cast<double>(slots) / static_cast<double>(nnz) : 1.0;
   stats.n_iter = slots / 32;  // sum of width * C / 32
   stats.n_p = stats.n_iter * 32 - nnz;

@@ -17,8 +17,7 @@
 //      pass checks every column as validate_csr does (in [0, cols), above the previous one of its
 //      row).
 //   5. windows_kernel (x_windows): each block of window_rows positions' smallest and largest
-//      column, a thread block per window block; sorted_lengths_kernel: the rows' lengths in
-//      sorted order.
+//      column, a thread block per window block.
 //   6. column_offsets_kernel: where no slot's col - i (i its sorted position) lies beyond an int16
 //      (a count over the positions), col - i replaces the 32-bit columns, which are freed.
 // The parameters and the row pointer are checked before the sort and the columns during the fill,
@@ -232,26 +231,11 @@ __global__ void __launch_bounds__(block)
   }
 }
 
-/// build()'s row_length: the length of the row at each sorted position.
-__global__ void __launch_bounds__(block)
-    sorted_lengths_kernel(const offset_type* __restrict__ row_ptr, const index_type* __restrict__ perm,
-                          global_index_type rows, index_type* __restrict__ out) {
-  for (global_index_type i = blockIdx.x * static_cast<global_index_type>(blockDim.x) + threadIdx.x; i < rows;
-       i += static_cast<global_index_type>(gridDim.x) * blockDim.x) {
-    const global_index_type r = perm != nullptr ? perm[i] : i;
-    out[i] = static_cast<index_type>(row_ptr[r + 1] - row_ptr[r]);
-  }
-}
-
-/// The x windows of build()'s compute_windows into v (arrays in storage), and row_length.
+/// The x windows of build()'s compute_windows into v (arrays in storage).
 template <typename V>
-void compute_windows(sell_view<V>& v, const offset_type* row_ptr, global_index_type slices, device_storage& storage) {
+void compute_windows(sell_view<V>& v, global_index_type slices, device_storage& storage) {
   const global_index_type per_block = window_rows / v.slice_size, blocks = (slices + per_block - 1) / per_block;
   if (blocks == 0) return;  // no rows: build() stores no windows either
-  auto* lengths = static_cast<index_type*>(storage.allocate_bytes(v.rows * sizeof(index_type)));
-  sorted_lengths_kernel<<<grid_for(v.rows), block, 0, nullptr>>>(row_ptr, v.perm, v.rows, lengths);
-  DSPMV_CUDA_CHECK_LAUNCH(nullptr);
-  v.row_length = lengths;
   auto* begin = static_cast<index_type*>(storage.allocate_bytes(2 * blocks * sizeof(index_type)));
   index_type* end = begin + blocks;
   windows_kernel<<<static_cast<unsigned>(std::min<global_index_type>(blocks, max_blocks)), block, 0, nullptr>>>(
@@ -466,7 +450,7 @@ device_built<sell_view<V>> build_cuda(device_csr<V>&& a, const sell_params& para
     }
   }
 
-  if (params.x_windows) compute_windows(built.view, d.row_ptr, slices, built.storage);
+  if (params.x_windows) compute_windows(built.view, slices, built.storage);
   if (params.column_offsets) use_column_offsets(built.view, chosen.slots, built.storage);
 
   built.stats = detail::sell_stats(rows, d.nnz, chosen.slots, chosen.perm != nullptr, params, sigma, why, sizeof(V),
