@@ -200,6 +200,7 @@ struct x_source<V, false> {
 
 /// The chunks of one window block (window_kernel's plan, in shared memory).
 struct window_plan {
+  offset_type slice_begin[window_slices + 1];  ///< slice_ptr of the block's slices, read once
   int item_start[window_slices + 1];   ///< slice q's items: [item_start[q], item_start[q + 1])
   int chunk_start[window_slices + 1];  ///< slice q's partial sums, where it has several items
   unsigned char item_slice[window_slices + max_chunks];
@@ -212,12 +213,17 @@ struct window_plan {
 __device__ void plan_window(const offset_type* __restrict__ slice_ptr, global_index_type s0, int slices,
                             window_plan& plan) {
   const int lane = threadIdx.x % 32;
-  offset_type width[slices_per_lane];
+  offset_type ptr[slices_per_lane + 1], width[slices_per_lane];
 #pragma unroll
-  for (int m = 0; m < slices_per_lane; ++m) {
+  for (int m = 0; m <= slices_per_lane; ++m) {
     const int q = lane * slices_per_lane + m;
-    width[m] = q < slices ? (slice_ptr[s0 + q + 1] - slice_ptr[s0 + q]) / 32 : 0;
+    ptr[m] = q <= slices ? slice_ptr[s0 + q] : 0;
+    if (q <= slices && m < slices_per_lane) plan.slice_begin[q] = ptr[m];
   }
+  if (lane == 31 && slices == window_slices) plan.slice_begin[slices] = ptr[slices_per_lane];
+#pragma unroll
+  for (int m = 0; m < slices_per_lane; ++m)
+    width[m] = lane * slices_per_lane + m < slices ? (ptr[m + 1] - ptr[m]) / 32 : 0;
   offset_type k = chunk_steps;
   for (;;) {  // the smallest k = chunk_steps * 2^i that leaves at most max_chunks chunks
     offset_type count = 0;
@@ -275,10 +281,12 @@ __device__ __forceinline__ void window_items(const sell_view<V>& a, V alpha, V b
   const int lane = threadIdx.x % 32;
   const int items = plan.item_start[slices];
   for (int item = threadIdx.x / 32; item < items;) {
+    int taken = 0;  // the warp's next item, taken now so that the atomic's latency hides
+    if (lane == 0) taken = atomicAdd(&plan.next, 1);
     const int q = plan.item_slice[item];
     const int cut = plan.item_start[q + 1] - plan.item_start[q] > 1;
     const global_index_type s = s0 + q, first = s * 32 + lane;
-    const offset_type begin = a.slice_ptr[s], width = (a.slice_ptr[s + 1] - begin) / 32;
+    const offset_type begin = plan.slice_begin[q], width = (plan.slice_begin[q + 1] - begin) / 32;
     const int chunk = item - plan.item_start[q];
     const offset_type j0 = cut ? chunk * plan.chunk : 0, j1 = cut ? min(width, j0 + plan.chunk) : width;
     const V* __restrict__ vals = a.values + begin + lane;
@@ -311,8 +319,6 @@ __device__ __forceinline__ void window_items(const sell_view<V>& a, V alpha, V b
       part[(plan.chunk_start[q] + chunk) * 32 + lane] = total;
     else if (writes)
       y[row] = beta == V(0) ? alpha * total : alpha * total + beta * y[row];
-    int taken = 0;
-    if (lane == 0) taken = atomicAdd(&plan.next, 1);
     item = __shfl_sync(0xffffffffu, taken, 0);
   }
 }
