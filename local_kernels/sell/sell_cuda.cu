@@ -281,8 +281,6 @@ __device__ __forceinline__ void window_items(const sell_view<V>& a, V alpha, V b
   const int lane = threadIdx.x % 32;
   const int items = plan.item_start[slices];
   for (int item = threadIdx.x / 32; item < items;) {
-    int taken = 0;  // the warp's next item, taken now so that the atomic's latency hides
-    if (lane == 0) taken = atomicAdd(&plan.next, 1);
     const int q = plan.item_slice[item];
     const int cut = plan.item_start[q + 1] - plan.item_start[q] > 1;
     const global_index_type s = s0 + q, first = s * 32 + lane;
@@ -319,6 +317,8 @@ __device__ __forceinline__ void window_items(const sell_view<V>& a, V alpha, V b
       part[(plan.chunk_start[q] + chunk) * 32 + lane] = total;
     else if (writes)
       y[row] = beta == V(0) ? alpha * total : alpha * total + beta * y[row];
+    int taken = 0;
+    if (lane == 0) taken = atomicAdd(&plan.next, 1);
     item = __shfl_sync(0xffffffffu, taken, 0);
   }
 }
