@@ -280,7 +280,12 @@ __device__ __forceinline__ void window_items(const sell_view<V>& a, V alpha, V b
                                              Source gather) {
   const int lane = threadIdx.x % 32;
   const int items = plan.item_start[slices];
+  // The warp's next item: taken before the current one in float (run 94 against 95: 1.16-1.20x
+  // faster), after it in double (where the live register made ptxas spill more: 1-2% slower).
+  constexpr bool take_early = sizeof(V) == sizeof(float);
   for (int item = threadIdx.x / 32; item < items;) {
+    int taken = 0;
+    if (take_early && lane == 0) taken = atomicAdd(&plan.next, 1);
     const int q = plan.item_slice[item];
     const int cut = plan.item_start[q + 1] - plan.item_start[q] > 1;
     const global_index_type s = s0 + q, first = s * 32 + lane;
@@ -317,8 +322,7 @@ __device__ __forceinline__ void window_items(const sell_view<V>& a, V alpha, V b
       part[(plan.chunk_start[q] + chunk) * 32 + lane] = total;
     else if (writes)
       y[row] = beta == V(0) ? alpha * total : alpha * total + beta * y[row];
-    int taken = 0;
-    if (lane == 0) taken = atomicAdd(&plan.next, 1);
+    if (!take_early && lane == 0) taken = atomicAdd(&plan.next, 1);
     item = __shfl_sync(0xffffffffu, taken, 0);
   }
 }
