@@ -162,12 +162,13 @@ format_choice select_format(const row_statistics& s, backend where) {
   // 2a. x windows (sell-w): where the columns of nearly every 2048-row block fit a window of x in
   //     shared memory, a warp's 32 gathers cost a few shared-memory wavefronts instead of up to 32
   //     L2 sectors, which bound every CSR kernel (local_kernels/README.md). Measured on one H200
-  //     (jobs/results/2026-11-26_h200_x_windows, runs 82-90), against cuSPARSE CSR: the bench
-  //     lognormal (rows up to ~1000, sorted padding 1.13) 1.33x in double where csr-split ran 1.07x,
-  //     0.98x in float (its bytes 1.09x CSR's); a regular lognormal (band 1000) 1.51x in double and
-  //     1.20x in float where SELL ran 1.14x and 1.04x. A block whose window does not fit gathers
-  //     from global memory at about a third of SELL's speed (band 5000: 0.49x), hence 95%. Blocks
-  //     that stay in L2 keep the rules below.
+  //     (jobs/results/2026-11-26_h200_x_windows, runs 82-97), against cuSPARSE CSR: the bench
+  //     lognormal (rows up to ~1000, sorted padding 1.13) 1.29-1.33x in double where csr-split ran
+  //     1.07x, 0.87-1.03x in float (its bytes 1.09x CSR's); a regular lognormal (band 1000)
+  //     1.48-1.51x in double and up to 1.27x in float where SELL ran 1.14x and 1.04x; 1.18-1.55x
+  //     in double and 1.11-1.56x in float on the lognormal shapes it picks (two unseen). A block
+  //     whose window does not fit gathers from global memory at about a third of SELL's speed
+  //     (band 5000: 0.49x), hence 95%. Blocks that stay in L2 keep the rules below.
   if (const auto bytes = format_bytes_per_nonzero(s);
       bytes.csr * static_cast<double>(s.nnz) > static_cast<double>(l2_resident_bytes) && s.window_fit >= 0.95 &&
       bytes.sell_windows <= 1.05 * bytes.csr)
