@@ -10,8 +10,9 @@
 // than chunk_steps is cut into chunks whose partial sums meet in shared memory and are added in
 // chunk order after the block's barrier, so that one long row does not hold the block up.
 //
-// Tuning constants. None is measured yet on the GPU machine (H100/H200); the lead's
-// `--format all` run (sell, sell-c32-s1, sell-c64-r2) decides.
+// The plain kernel's tuning constants are those of its first version (the `--format all` runs of
+// local_kernels/README.md compare sell, sell-c32-s1 and sell-c64-r2); the x-window constants are
+// measured (runs 82-95, below).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -170,7 +171,8 @@ void launch(const sell_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_strea
 
 // ---- x windows --------------------------------------------------------------------------------
 
-/// Threads per window block and the blocks per SM their registers allow (42 registers). Measured
+/// Threads per window block and the blocks per SM their registers allow (at most 42 registers;
+/// ptxas gives 40, and spills 52 bytes in double with perm and 16-bit columns). Measured
 /// on one H200 on lognormal blocks (jobs/results/2026-11-26_h200_x_windows, runs 82-86): 512
 /// threads at 3 blocks ran 1.31x cuSPARSE where 56 registers (2 blocks) ran 1.24x, 256 threads
 /// 1.10-1.13x and 1024 threads 1.09x.
