@@ -41,9 +41,8 @@
 // where that window takes at most window_max_bytes the kernel copies it into shared memory first,
 // so that the gathers read shared memory instead of a 32-byte L2 sector each. The rows are sorted
 // within the block (sigma = window_rows unless given; sigma must divide it), C = 32, R = 1.
-// window_capacity is the widest window that is staged (0: none); the wide_windows blocks with
-// wider windows gather from global memory, in a launch of their own without shared memory (so that
-// L1, which holds their gathers in flight, keeps its size).
+// window_capacity is the widest window that is staged (0: none); blocks with wider windows
+// gather from global memory.
 //
 // Invariants: slice_ptr has ceil(rows / C) + 1 entries, non-decreasing, multiples of C; within a
 // sigma-window the row lengths are non-increasing, ties in original order; rows and perm are
@@ -98,11 +97,9 @@ struct sell_matrix {
   std::vector<index_type> perm;        ///< [rows] original row of each sorted position; empty: identity
   std::vector<index_type> row_length;  ///< [rows] in sorted order; host only (to_csr)
   /// x_windows: [ceil(rows / window_rows)] each block's columns (padding included) lie in
-  /// [window_begin, window_end); window_capacity = the widest of at most window_max_bytes;
-  /// wide_windows = the blocks whose window is wider (not staged).
+  /// [window_begin, window_end); window_capacity = the widest of at most window_max_bytes.
   std::vector<index_type> window_begin, window_end;
   int window_capacity = 0;
-  global_index_type wide_windows = 0;
   sell_params params;
   format_stats stats;
 };
@@ -122,7 +119,6 @@ struct sell_view {
   const index_type* window_begin = nullptr;  ///< x_windows; nullptr: none
   const index_type* window_end = nullptr;
   int window_capacity = 0;  ///< entries of x staged per block (blocks with wider windows: none)
-  global_index_type wide_windows = 0;  ///< blocks with wider windows
 };
 
 /// Builds SELL-C-sigma from CSR; deterministic, the input is not changed. Throws bad_input for
@@ -150,24 +146,19 @@ int auto_sorted_sigma(int slice_size);
 /// The sigma a build uses without a choice: params.sigma, or window_rows for x windows when 0;
 /// 0 = choose by sorting_pays.
 int fixed_sigma(const sell_params& params);
-/// What the kernel stages of the blocks' windows: the widest of at most window_max_bytes of
-/// values, and how many blocks have a wider one.
-struct staged_windows {
-  int capacity = 0;
-  global_index_type wide = 0;
-};
-staged_windows stage_windows(const std::vector<index_type>& begin, const std::vector<index_type>& end,
-                             std::size_t value_bytes);
+/// The staged width from the blocks' windows: the widest of at most window_max_bytes of values.
+int window_capacity(const std::vector<index_type>& begin, const std::vector<index_type>& end,
+                    std::size_t value_bytes);
 /// The automatic sigma's byte model from the stored entries (padding included) of the unsorted
 /// and the sorted order: whether to sort; `why` gets the text for stats.params.
 bool sorting_pays(offset_type unsorted_slots, offset_type sorted_slots, global_index_type rows,
                   std::size_t value_bytes, std::string& why);
 /// The statistics of a build with `slots` = slice_ptr.back() stored entries of value_bytes and
 /// column_bytes (4, or 2 with 16-bit offsets) each.
-/// windows null: no x windows.
+/// window_capacity < 0: no x windows.
 format_stats sell_stats(global_index_type rows, offset_type nnz, offset_type slots, bool permuted,
                         const sell_params& params, int sigma, const std::string& why, std::size_t value_bytes,
-                        std::size_t column_bytes, const staged_windows* windows);
+                        std::size_t column_bytes, int window_capacity);
 
 }  // namespace detail
 
@@ -203,7 +194,6 @@ struct traits {
     v.window_begin = m.window_begin.empty() ? nullptr : map(m.window_begin);
     v.window_end = m.window_end.empty() ? nullptr : map(m.window_end);
     v.window_capacity = m.window_capacity;
-    v.wide_windows = m.wide_windows;
     return v;
   }
 };

@@ -77,9 +77,7 @@ void compute_windows(sell_matrix<V>& m) {
     m.window_begin[b] = *lo;
     m.window_end[b] = *hi + 1;
   }
-  const auto staged = detail::stage_windows(m.window_begin, m.window_end, sizeof(V));
-  m.window_capacity = staged.capacity;
-  m.wide_windows = staged.wide;
+  m.window_capacity = detail::window_capacity(m.window_begin, m.window_end, sizeof(V));
 }
 
 }  // namespace
@@ -115,17 +113,13 @@ int fixed_sigma(const sell_params& params) {
   return params.x_windows && params.sigma == 0 ? window_rows : params.sigma;
 }
 
-staged_windows stage_windows(const std::vector<index_type>& begin, const std::vector<index_type>& end,
-                             std::size_t value_bytes) {
+int window_capacity(const std::vector<index_type>& begin, const std::vector<index_type>& end,
+                    std::size_t value_bytes) {
   const auto limit = static_cast<index_type>(window_max_bytes / value_bytes);
-  staged_windows staged;
-  for (std::size_t b = 0; b < begin.size(); ++b) {
-    if (end[b] - begin[b] <= limit)
-      staged.capacity = std::max(staged.capacity, end[b] - begin[b]);
-    else
-      ++staged.wide;
-  }
-  return staged;
+  index_type widest = 0;
+  for (std::size_t b = 0; b < begin.size(); ++b)
+    if (end[b] - begin[b] <= limit) widest = std::max(widest, end[b] - begin[b]);
+  return widest;
 }
 
 bool sorting_pays(offset_type unsorted_slots, offset_type sorted_slots, global_index_type rows,
@@ -141,22 +135,21 @@ bool sorting_pays(offset_type unsorted_slots, offset_type sorted_slots, global_i
 
 format_stats sell_stats(global_index_type rows, offset_type nnz, offset_type slots, bool permuted,
                         const sell_params& params, int sigma, const std::string& why, std::size_t value_bytes,
-                        std::size_t column_bytes, const staged_windows* windows) {
+                        std::size_t column_bytes, int window_capacity) {
   const global_index_type c = params.slice_size;
   const global_index_type slices = (rows + c - 1) / c;
   format_stats stats;
   stats.stored_bytes = static_cast<std::size_t>(slices + 1) * sizeof(offset_type) +
                        static_cast<std::size_t>(slots) * (column_bytes + value_bytes) +
                        static_cast<std::size_t>(permuted ? rows : 0) * sizeof(index_type) +
-                       (windows ? 2 * sizeof(index_type) * ((rows + window_rows - 1) / window_rows) : 0);
+                       (window_capacity < 0 ? 0 : 2 * sizeof(index_type) * ((rows + window_rows - 1) / window_rows));
   stats.padding_ratio = nnz > 0 ? static_cast<double>(slots) / static_cast<double>(nnz) : 1.0;
   stats.n_iter = slots / 32;  // sum of width * C / 32
   stats.n_p = stats.n_iter * 32 - nnz;
   stats.params = "C=" + std::to_string(c) + " sigma=" + std::to_string(sigma) +
                  " R=" + std::to_string(params.rows_per_thread) + (permuted ? "" : " perm=none") +
                  (column_bytes < sizeof(index_type) ? " col16" : "") +
-                 (windows ? " x-window=" + std::to_string(windows->capacity) : "") +
-                 (windows && windows->wide > 0 ? " wide=" + std::to_string(windows->wide) : "") + why;
+                 (window_capacity < 0 ? "" : " x-window=" + std::to_string(window_capacity)) + why;
   return stats;
 }
 
@@ -238,10 +231,9 @@ sell_matrix<V> build(const csr_matrix<V, index_type>& a, const sell_params& para
   if (params.x_windows) compute_windows(m);
   if (params.column_offsets) to_column_offsets(m);
 
-  const detail::staged_windows staged{m.window_capacity, m.wide_windows};
   m.stats = detail::sell_stats(m.rows, m.nnz, m.slice_ptr.back(), !m.perm.empty(), params, m.sigma, why, sizeof(V),
                                m.col_offset.empty() ? sizeof(index_type) : sizeof(std::int16_t),
-                               params.x_windows ? &staged : nullptr);
+                               params.x_windows ? m.window_capacity : -1);
   return m;
 }
 

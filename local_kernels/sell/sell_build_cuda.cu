@@ -243,9 +243,7 @@ void compute_windows(sell_view<V>& v, global_index_type slices, device_storage& 
   DSPMV_CUDA_CHECK_LAUNCH(nullptr);
   v.window_begin = begin;
   v.window_end = end;
-  const auto staged = detail::stage_windows(download_array(begin, blocks), download_array(end, blocks), sizeof(V));
-  v.window_capacity = staged.capacity;
-  v.wide_windows = staged.wide;
+  v.window_capacity = detail::window_capacity(download_array(begin, blocks), download_array(end, blocks), sizeof(V));
 }
 
 /// build()'s to_column_offsets, one thread per sorted position i walking its slots: with `out`
@@ -455,10 +453,9 @@ device_built<sell_view<V>> build_cuda(device_csr<V>&& a, const sell_params& para
   if (params.x_windows) compute_windows(built.view, slices, built.storage);
   if (params.column_offsets) use_column_offsets(built.view, chosen.slots, built.storage);
 
-  const detail::staged_windows staged{built.view.window_capacity, built.view.wide_windows};
   built.stats = detail::sell_stats(rows, d.nnz, chosen.slots, chosen.perm != nullptr, params, sigma, why, sizeof(V),
                                    built.view.col_offset ? sizeof(std::int16_t) : sizeof(index_type),
-                                   params.x_windows ? &staged : nullptr);
+                                   params.x_windows ? built.view.window_capacity : -1);
   DSPMV_CUDA_CHECK(cudaStreamSynchronize(nullptr));
   return built;
 }

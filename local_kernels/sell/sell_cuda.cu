@@ -8,14 +8,11 @@
 // shared-memory wavefronts instead of up to 32 L2 sectors (csr-split's bound, local_kernels/
 // README.md). Its warps take the block's slices one by one (sorted longest first); a slice wider
 // than chunk_steps is cut into chunks whose partial sums meet in shared memory and are added in
-// chunk order after the block's barrier, so that one long row does not hold the block up. Blocks
-// whose window is wider than the widest staged one run in a second launch, gathering from global
-// memory with no shared memory for x.
+// chunk order after the block's barrier, so that one long row does not hold the block up.
 //
 // The plain kernel's tuning constants are those of its first version (the `--format all` runs of
 // local_kernels/README.md compare sell, sell-c32-s1 and sell-c64-r2); the x-window constants are
 // measured (runs 82-95, below).
-#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -332,30 +329,22 @@ __device__ __forceinline__ void window_items(const sell_view<V>& a, V alpha, V b
   }
 }
 
-/// One pass over the window blocks: Staged, those whose window fits window_capacity (the others
-/// return at once); else those with wider windows, gathering from global memory.
-template <typename V, bool Permuted, bool Offsets, bool Staged>
+template <typename V, bool Permuted, bool Offsets>
 __global__ void __launch_bounds__(window_threads, window_min_blocks)
     window_kernel(sell_view<V> a, V alpha, const V* __restrict__ x, V beta, V* __restrict__ y) {
   extern __shared__ __align__(16) unsigned char staged_bytes[];  // V[a.window_capacity]
   V* staged = reinterpret_cast<V*>(staged_bytes);
   __shared__ V part[max_chunks * 32];
   __shared__ window_plan plan;
-  const index_type begin = a.window_begin[blockIdx.x], end = a.window_end[blockIdx.x];
-  if ((end - begin <= a.window_capacity) != Staged) return;  // block-uniform: the other pass's block
   const global_index_type all_slices = (a.rows + 31) / 32, s0 = static_cast<global_index_type>(blockIdx.x) * window_slices;
   const int slices = static_cast<int>(all_slices - s0 < window_slices ? all_slices - s0 : window_slices);
-  if constexpr (Staged) {
-    // cp.async: every copy in flight at once, no register round trip, and the plan meanwhile
-    // (run 100: 0.6-2% faster than loads and stores).
-    for (index_type k = threadIdx.x; k < end - begin; k += window_threads)
-      __pipeline_memcpy_async(staged + k, x + begin + k, sizeof(V));
-    __pipeline_commit();
-  }
+  const index_type begin = a.window_begin[blockIdx.x], end = a.window_end[blockIdx.x];
   if (threadIdx.x < 32) plan_window(a.slice_ptr, s0, slices, plan);
-  if constexpr (Staged) __pipeline_wait_prior(0);
+  const bool stage = end - begin <= a.window_capacity;
+  if (stage)
+    for (index_type k = threadIdx.x; k < end - begin; k += window_threads) staged[k] = __ldg(x + begin + k);
   __syncthreads();
-  if constexpr (Staged)
+  if (stage)
     window_items<V, Permuted, Offsets>(a, alpha, beta, y, s0, slices, plan, part, x_source<V, true>{staged, begin});
   else
     window_items<V, Permuted, Offsets>(a, alpha, beta, y, s0, slices, plan, part, x_source<V, false>{x});
@@ -388,36 +377,24 @@ void allow_window_bytes(const void* kernel) {
                                         static_cast<int>(window_max_bytes)));
 }
 
-template <typename V, bool Permuted, bool Offsets>
-void launch_windows(const sell_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_stream_t stream) {
-  const auto grid = static_cast<unsigned>((a.rows + window_rows - 1) / window_rows);
-  // The blocks whose window fits, with it in shared memory; then those with wider windows, with no
-  // shared memory beyond the plan: in one launch with the others they ran with L1 shrunk by the
-  // staged bytes, at a third of SELL's speed (run 88: 573.7 µs; run 101: 234.4, SELL 203.8).
-  if (a.wide_windows < grid) {
-    constexpr auto kernel = window_kernel<V, Permuted, Offsets, true>;
-    allow_window_bytes(reinterpret_cast<const void*>(kernel));
-    const auto bytes = static_cast<std::size_t>(a.window_capacity) * sizeof(V);  // <= window_max_bytes
-    kernel<<<grid, window_threads, bytes, stream>>>(a, alpha, x, beta, y);
-    DSPMV_CUDA_CHECK_LAUNCH(stream);
-  }
-  if (a.wide_windows > 0) {
-    window_kernel<V, Permuted, Offsets, false><<<grid, window_threads, 0, stream>>>(a, alpha, x, beta, y);
-    DSPMV_CUDA_CHECK_LAUNCH(stream);
-  }
-}
-
 template <typename V>
 void launch_windows(const sell_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_stream_t stream) {
+  const auto grid = static_cast<unsigned>((a.rows + window_rows - 1) / window_rows);
+  const auto bytes = static_cast<std::size_t>(a.window_capacity) * sizeof(V);  // <= window_max_bytes
+  auto go = [&](auto kernel) {
+    allow_window_bytes(reinterpret_cast<const void*>(kernel));
+    kernel<<<grid, window_threads, bytes, stream>>>(a, alpha, x, beta, y);
+  };
   const bool permuted = a.perm != nullptr, offsets = a.col_offset != nullptr;
   if (permuted && offsets)
-    launch_windows<V, true, true>(a, alpha, x, beta, y, stream);
+    go(window_kernel<V, true, true>);
   else if (permuted)
-    launch_windows<V, true, false>(a, alpha, x, beta, y, stream);
+    go(window_kernel<V, true, false>);
   else if (offsets)
-    launch_windows<V, false, true>(a, alpha, x, beta, y, stream);
+    go(window_kernel<V, false, true>);
   else
-    launch_windows<V, false, false>(a, alpha, x, beta, y, stream);
+    go(window_kernel<V, false, false>);
+  DSPMV_CUDA_CHECK_LAUNCH(stream);
 }
 
 }  // namespace

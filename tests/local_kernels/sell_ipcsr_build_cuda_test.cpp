@@ -75,7 +75,6 @@ void compare(const sell::sell_matrix<V>& host, const device_built<sell::sell_vie
   test::expect_bitwise(host.window_begin, v.window_begin, "window_begin");
   test::expect_bitwise(host.window_end, v.window_end, "window_end");
   EXPECT_EQ(v.window_capacity, host.window_capacity);
-  EXPECT_EQ(v.wide_windows, host.wide_windows);
   expect_same_stats(built.stats, host.stats);
 }
 
