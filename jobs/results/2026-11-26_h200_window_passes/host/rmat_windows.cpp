@@ -1,4 +1,4 @@
-// Built against a CPU build (see ../README.md): g++ -O2 -std=c++17 -fopenmp -I. FILE \
+// From the repository root, after the cpu-release build: g++ -O2 -std=c++17 -fopenmp -I. FILE \
 //   build/cpu-release/partition/libdistspmv_partition.a build/cpu-release/io/libdistspmv_io.a \
 //   build/cpu-release/common/libdistspmv_common.a
 // Host analysis: how much of an R-MAT block a 2048-row block's best x window of W columns

@@ -1,4 +1,4 @@
-// Built against a CPU build (see ../README.md): g++ -O2 -std=c++17 -fopenmp -I. FILE \
+// From the repository root, after the cpu-release build: g++ -O2 -std=c++17 -fopenmp -I. FILE \
 //   build/cpu-release/local_kernels/libdistspmv_local_kernels.a build/cpu-release/io/libdistspmv_io.a \
 //   build/cpu-release/common/libdistspmv_common.a
 // Where sell-w's padding lies: per slice, width*32 - nnz; share of padding in slices whose
