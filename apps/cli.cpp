@@ -34,7 +34,8 @@ cli_commands define_cli(CLI::App& cli, cli_options& options, const std::string& 
   cli.add_option("--order", run.order,
                  "row order inside each rank: none (the partition's order), degree (descending row length: hubs "
                  "first), rcm (reverse Cuthill-McKee on the local block) or auto (none where the numbering is already "
-                 "local, banded or stencil; else rcm). Orders other than none set up through the host")
+                 "local, banded or stencil; else rcm). Orders other than none set up through the host. With --format all, "
+                 "a list or --tune (one rank), the whole matrix is renumbered before every format")
       ->check(CLI::IsMember({"none", "degree", "rcm", "auto"}))
       ->capture_default_str();
   cli.add_flag("--vs-cusparse", run.vs_cusparse,

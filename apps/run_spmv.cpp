@@ -10,8 +10,10 @@
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <numeric>
 
 #include "apps/commands.hpp"
+#include "dist/setup/order.hpp"
 #include "distspmv/config.hpp"
 #include "io/matrix_source.hpp"
 #include "local_kernels/csr/csr.hpp"
@@ -118,6 +120,38 @@ std::pair<std::string, std::string> tune_format(const csr_matrix<V, index_type>&
   return {best, fmt::format("tuned: fastest of {} candidates ({:.1f} us)", tried, best_us)};
 }
 
+/// --order in the format benchmark: its one rank owns every row, so the rows and columns are
+/// renumbered alike, by the distributed setup's code (dist/setup/order.cpp), and every format is
+/// built and checked on the renumbered matrix. `note` gets the order, its time and auto's reason.
+csr_matrix<double> in_order(csr_matrix<double> a, const std::string& name, row_order& order, std::string& note) {
+  order = parse_row_order(name);
+  if (order == row_order::none) return a;
+  if (a.rows != a.cols)
+    DSPMV_BAD_INPUT("--order", name,
+                    fmt::format("renumbers rows and columns alike and needs a square matrix, not {} x {}", a.rows,
+                                a.cols));
+  const auto t0 = clock_type::now();
+  std::string reason;
+  if (order == row_order::automatic)
+    order = dist::choose_order(MPI_COMM_WORLD, dist::sample_locality(a, 0, a.rows), reason);
+  if (order != row_order::none) {
+    dist::owned_rows rows;
+    rows.row_offsets = {0, a.rows};
+    rows.caller_ids.resize(static_cast<std::size_t>(a.rows));
+    std::iota(rows.caller_ids.begin(), rows.caller_ids.end(), global_index_type{0});
+    rows.a = std::move(a);
+    dist::layout_map map;
+    dist::reorder_owned_rows(MPI_COMM_WORLD, rows, map, order);
+    a = std::move(rows.a);
+  }
+  const std::string why = reason.empty() ? "" : "; " + reason;  // auto's reason begins "auto: "
+  note = order == row_order::none
+             ? fmt::format("order none ({}): the read order is kept", reason)
+             : fmt::format("order {} ({:.2f} s{}): rows and columns renumbered, every format below runs in it",
+                           to_string(order), seconds_since(t0), why);
+  return a;
+}
+
 std::string now_iso() {
   char buf[32];
   const std::time_t t = std::time(nullptr);
@@ -147,8 +181,11 @@ int run_typed(const run_options& o) {
   so.allow_nonfinite = o.allow_nonfinite;
   so.seed = o.seed;
   auto t0 = clock_type::now();
-  const csr_matrix<double> global = io::read_matrix(o.source, so);
+  csr_matrix<double> global = io::read_matrix(o.source, so);
   const double read_s = seconds_since(t0);
+  row_order order = row_order::none;
+  std::string order_note;
+  global = in_order(std::move(global), o.order, order, order_note);
   if (global.cols > std::numeric_limits<index_type>::max())
     DSPMV_BAD_INPUT(o.source, "shape", fmt::format("{} columns exceed the 32-bit local index of one rank", global.cols));
   const auto a = convert_csr<V, index_type>(global);
@@ -158,6 +195,7 @@ int run_typed(const run_options& o) {
              to_string(where), o.precision, where == backend::cuda ? "  device " + device_name() : "");
   fmt::print("matrix {}: {} x {}, {} nonzeros, rows {}..{} (mean {:.2f}, sigma {:.2f}), read in {:.2f} s\n", o.source,
              a.rows, a.cols, a.nnz(), rs.min_length, rs.max_length, rs.mean_length, rs.stddev_length, read_s);
+  if (!order_note.empty()) fmt::print("{}\n", order_note);
 
   // ---- formats to run ----
   std::vector<std::pair<std::string, std::string>> formats;  // name, reason
@@ -288,6 +326,7 @@ int run_typed(const run_options& o) {
     j["precision"] = o.precision;
     j["transport"] = "none";
     j["partition"] = "none";
+    j["order"] = to_string(order);
     j["format_per_rank"] = {main_result.format};
     if (!auto_pick.empty()) j["auto_choice"] = auto_pick;
     j["iters"] = iters;
