@@ -13,6 +13,7 @@
 #include "local_kernels/hdia/hdia.hpp"
 #include "local_kernels/hll/hll.hpp"
 #include "local_kernels/ipcsr/ipcsr.hpp"
+#include "local_kernels/panel/panel.hpp"
 #include "local_kernels/pellr/pellr.hpp"
 #include "local_kernels/sell/sell.hpp"
 #include "local_kernels/testing/big_matrix.hpp"
@@ -161,6 +162,14 @@ device_built<pellr::pellr_view<V>> pellr::build_cuda(device_csr<V>&&, const pell
 }
 template device_built<pellr::pellr_view<float>> pellr::build_cuda(device_csr<float>&&, const pellr_params&);
 template device_built<pellr::pellr_view<double>> pellr::build_cuda(device_csr<double>&&, const pellr_params&);
+
+// ---- panel ----
+template <typename V>
+void panel::spmv_cuda(const panel_view<V>&, V, const V*, V, V*, cuda_stream_t) {
+  DSPMV_NOT_COMPILED("CUDA");
+}
+template void panel::spmv_cuda(const panel_view<float>&, float, const float*, float, float*, cuda_stream_t);
+template void panel::spmv_cuda(const panel_view<double>&, double, const double*, double, double*, cuda_stream_t);
 
 // ---- sell ----
 template <typename V>

@@ -2,7 +2,7 @@
 //
 // Names are those of the command line (DESIGN.md §8) plus concrete variants:
 //   csr (adaptive), csr-scalar, csr-vector, csr-merge, ellr (T picked), ellr-t1/t2/t4/t8, pellr,
-//   hll, ell-g, hdia, ipcsr, sell, cusparse (CSR default), cusparse-alg1, cusparse-alg2, cusparse-sell
+//   hll, ell-g, hdia, ipcsr, sell, panel, cusparse (CSR default), cusparse-alg1, cusparse-alg2, cusparse-sell
 // "auto" asks the selector (format_selector.hpp); "all" is what format_names() lists.
 #pragma once
 

@@ -1,0 +1,130 @@
+// Column-sorted row panels (issue 16): x's gathers shared by the rows of a panel.
+//
+// Every CSR kernel gathers one 32-byte sector of x per entry wherever the columns of nearby rows
+// differ (R-MAT, social graphs): the gathers, not the matrix bytes, bound it. Here the rows are cut
+// into panels (at most panel_rows rows and about panel_entries entries), and a panel's entries
+// are stored sorted by column. A warp's 32 consecutive entries then gather from few sectors
+// wherever a column repeats in the panel (hub columns) or columns lie close, and one thread block
+// multiplies the whole panel with its rows' sums in shared memory.
+//
+// The sums are race-free and in a fixed order without atomics:
+//   * each row is dealt round-robin into pieces of at most piece_entries entries (more for a row
+//     longer than max_slots pieces could hold); each piece is an accumulator slot, a row's slots
+//     numbered consecutively;
+//   * the panel's entries, in column order, are laid out in rounds of round_entries (the thread
+//     block's 512 threads times 2) in which no slot appears twice; an entry that would repeat a
+//     slot moves to a later round, and rounds are padded (slot padding_slot, value 0, a column of
+//     the panel);
+//   * the kernel ends each round with a barrier, so each slot receives one product per round,
+//     rounds in order; then each row sums its slots in order.
+// So every run, and the host SpMV, adds the same products in the same order.
+//
+//   panel p: rows [panel_row[p], panel_row[p + 1]), stored entries [panel_entry[p], panel_entry[p + 1])
+//     (a multiple of round_entries), slot offsets of its rows at slot_begin[panel_row[p] + p + i],
+//     i = 0..rows (rows + 1 values, the last = the panel's slots)
+//   entry k: values[k], col_idx[k], slot[k] (16-bit, the panel's slot; padding_slot: padding)
+//
+// Measured on one H200 (jobs/results/2026-11-27_h200_panels): rmat:22:16 in double, rows in
+// degree or rcm order, 325-333 us against cuSPARSE CSR's 544 us on the caller's numbering (1.64-1.68x)
+// and csr-split's 478-482 us; in the caller's random numbering 510 us (1.07x).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "common/csr_matrix.hpp"
+#include "local_kernels/format_operator.hpp"
+#include "local_kernels/local_operator.hpp"
+
+namespace distspmv::panel {
+
+struct panel_params {
+  index_type panel_rows = 8192;        ///< rows per panel at most
+  offset_type panel_entries = 131072;  ///< entries per panel at most (a longer row is a panel alone)
+  int piece_entries = 32;              ///< entries per accumulator slot (row pieces)
+  int max_slots = 6144;                ///< slots per panel: 48 KiB of shared memory in double
+};
+
+/// The CUDA kernel's thread block and entries per thread per round (the layout depends on them).
+constexpr int block_threads = 512;
+constexpr int entries_per_thread = 2;
+constexpr offset_type round_entries = offset_type{block_threads} * entries_per_thread;
+/// The slot of a padding entry (never added).
+constexpr std::uint16_t padding_slot = 0xffff;
+
+/// Owning host panels.
+template <typename ValueType>
+struct panel_matrix {
+  global_index_type rows = 0;
+  global_index_type cols = 0;
+  offset_type nnz = 0;
+  std::vector<index_type> panel_row;       ///< [panels + 1] first row of each panel
+  std::vector<offset_type> panel_entry;    ///< [panels + 1] first stored entry of each panel
+  std::vector<std::uint16_t> slot_begin;   ///< [rows + panels] per panel, its rows' first slots and the end
+  std::vector<index_type> col_idx;         ///< [panel_entry.back()]
+  std::vector<ValueType> values;           ///< [panel_entry.back()]
+  std::vector<std::uint16_t> slot;         ///< [panel_entry.back()]
+  int max_slots = 0;                       ///< the most slots of one panel (shared memory per block)
+  panel_params params;
+  format_stats stats;
+};
+
+/// What a kernel sees.
+template <typename ValueType>
+struct panel_view {
+  global_index_type rows = 0;
+  global_index_type cols = 0;
+  index_type panels = 0;
+  int max_slots = 0;
+  const index_type* panel_row = nullptr;
+  const offset_type* panel_entry = nullptr;
+  const std::uint16_t* slot_begin = nullptr;
+  const index_type* col_idx = nullptr;
+  const ValueType* values = nullptr;
+  const std::uint16_t* slot = nullptr;
+};
+
+/// Builds the panels from CSR (deterministic, the input is only read; OpenMP over panels). Throws
+/// bad_input for invalid parameters or more than 2^31 - 1 rows.
+template <typename ValueType>
+panel_matrix<ValueType> build(const csr_matrix<ValueType, index_type>& a, const panel_params& params);
+
+/// Back to CSR (round-trip check): entries in column order within each row.
+template <typename ValueType>
+csr_matrix<ValueType, index_type> to_csr(const panel_matrix<ValueType>& m);
+
+/// Sequential y = alpha*A*x + beta*y (beta == 0 overwrites y), the products added in the kernel's
+/// order.
+template <typename ValueType>
+void spmv_reference(const panel_view<ValueType>& a, ValueType alpha, const ValueType* x, ValueType beta, ValueType* y);
+
+/// CUDA SpMV on device arrays, launched on `stream`.
+template <typename ValueType>
+void spmv_cuda(const panel_view<ValueType>& a, ValueType alpha, const ValueType* x, ValueType beta, ValueType* y,
+               cuda_stream_t stream);
+
+/// Traits for format_operator.
+struct traits {
+  using params = panel_params;
+  template <typename V>
+  using matrix = panel_matrix<V>;
+  template <typename V>
+  using view = panel_view<V>;
+  template <typename V, typename Map>
+  static panel_view<V> view_of(const panel_matrix<V>& m, Map&& map) {
+    panel_view<V> v;
+    v.rows = m.rows;
+    v.cols = m.cols;
+    v.panels = static_cast<index_type>(m.panel_row.size() - 1);
+    v.max_slots = m.max_slots;
+    v.panel_row = map(m.panel_row);
+    v.panel_entry = map(m.panel_entry);
+    v.slot_begin = map(m.slot_begin);
+    v.col_idx = map(m.col_idx);
+    v.values = map(m.values);
+    v.slot = map(m.slot);
+    return v;
+  }
+};
+
+}  // namespace distspmv::panel

@@ -1,0 +1,197 @@
+// Builds column-sorted row panels from CSR on the host: panel cuts, row pieces (slots), the
+// panel's entries sorted by column, then the rounds in which no slot repeats. Deterministic (every
+// sort is stable, ties by position); the input is only read.
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "local_kernels/panel/panel.hpp"
+
+namespace distspmv::panel {
+namespace {
+
+constexpr const char* source = "panel::build";
+
+void check_params(const panel_params& p) {
+  if (p.panel_rows < 1) DSPMV_BAD_INPUT(source, "panel_rows", std::to_string(p.panel_rows) + " is not positive");
+  if (p.panel_entries < 1) DSPMV_BAD_INPUT(source, "panel_entries", std::to_string(p.panel_entries) + " is not positive");
+  if (p.piece_entries < 1) DSPMV_BAD_INPUT(source, "piece_entries", std::to_string(p.piece_entries) + " is not positive");
+  if (p.max_slots < 1 || p.max_slots >= padding_slot)
+    DSPMV_BAD_INPUT(source, "max_slots", std::to_string(p.max_slots) + " is not in [1, 65534]");
+}
+
+/// Entries per slot of a row of `len` entries: piece_entries, or more where the row would need
+/// more than max_slots slots (such a row is a panel alone).
+offset_type piece_length(offset_type len, const panel_params& p) {
+  return std::max<offset_type>(p.piece_entries, (len + p.max_slots - 1) / p.max_slots);
+}
+offset_type pieces(offset_type len, const panel_params& p) {
+  const offset_type q = piece_length(len, p);
+  return (len + q - 1) / q;
+}
+
+/// One panel's entries (CSR positions) and slots, in stored order with padding as (-1, padding_slot).
+struct laid_out {
+  std::vector<offset_type> entry;
+  std::vector<std::uint16_t> slot;
+};
+
+template <typename V>
+laid_out lay_out_panel(const csr_matrix<V, index_type>& a, global_index_type first, global_index_type last,
+                       const panel_params& p, std::uint16_t* slot_begin) {
+  const offset_type b = a.row_ptr[first], n = a.row_ptr[last] - b;
+  std::vector<std::uint16_t> slot_of(static_cast<std::size_t>(n));
+  offset_type slots = 0;
+  for (global_index_type r = first; r < last; ++r) {
+    slot_begin[r - first] = static_cast<std::uint16_t>(slots);
+    const offset_type len = a.row_length(r), k = pieces(len, p);
+    for (offset_type j = 0; j < len; ++j)  // round-robin: a slot's entries spread over the row's columns
+      slot_of[static_cast<std::size_t>(a.row_ptr[r] - b + j)] = static_cast<std::uint16_t>(slots + j % k);
+    slots += k;
+  }
+  slot_begin[last - first] = static_cast<std::uint16_t>(slots);
+
+  std::vector<offset_type> order(static_cast<std::size_t>(n));
+  for (offset_type k = 0; k < n; ++k) order[static_cast<std::size_t>(k)] = b + k;
+  std::stable_sort(order.begin(), order.end(), [&a](offset_type s, offset_type t) { return a.col_idx[s] < a.col_idx[t]; });
+
+  // Rounds: each entry, in column order, goes to the first round from the first one not yet
+  // full that lies past its slot's last round and has room.
+  std::vector<offset_type> fill;
+  std::vector<offset_type> last_round(static_cast<std::size_t>(slots), -1);
+  std::vector<offset_type> round_of(static_cast<std::size_t>(n));
+  offset_type open = 0;
+  for (offset_type k = 0; k < n; ++k) {
+    const std::uint16_t s = slot_of[static_cast<std::size_t>(order[static_cast<std::size_t>(k)] - b)];
+    offset_type r = std::max(open, last_round[s] + 1);
+    for (;; ++r) {
+      if (r >= static_cast<offset_type>(fill.size())) fill.resize(static_cast<std::size_t>(r) + 1, 0);
+      if (fill[static_cast<std::size_t>(r)] < round_entries) break;
+    }
+    ++fill[static_cast<std::size_t>(r)];
+    round_of[static_cast<std::size_t>(k)] = r;
+    last_round[s] = r;
+    while (open < static_cast<offset_type>(fill.size()) && fill[static_cast<std::size_t>(open)] == round_entries) ++open;
+  }
+  laid_out out;
+  out.entry.assign(fill.size() * static_cast<std::size_t>(round_entries), -1);
+  out.slot.assign(out.entry.size(), padding_slot);
+  std::vector<offset_type> used(fill.size(), 0);
+  for (offset_type k = 0; k < n; ++k) {
+    const offset_type r = round_of[static_cast<std::size_t>(k)], e = order[static_cast<std::size_t>(k)];
+    const std::size_t at = static_cast<std::size_t>(r * round_entries + used[static_cast<std::size_t>(r)]++);
+    out.entry[at] = e;
+    out.slot[at] = slot_of[static_cast<std::size_t>(e - b)];
+  }
+  return out;
+}
+
+}  // namespace
+
+template <typename V>
+panel_matrix<V> build(const csr_matrix<V, index_type>& a, const panel_params& params) {
+  validate_csr(a, source, /*allow_nonfinite=*/true);
+  check_params(params);
+  if (a.rows > std::numeric_limits<index_type>::max())
+    DSPMV_BAD_INPUT(source, "rows", std::to_string(a.rows) + " rows exceed the 32-bit local row range");
+  panel_matrix<V> m;
+  m.rows = a.rows;
+  m.cols = a.cols;
+  m.nnz = a.nnz();
+  m.params = params;
+
+  // Panel cuts: at most panel_rows rows, panel_entries entries and max_slots slots; a row that
+  // alone exceeds the entries is a panel of its own.
+  m.panel_row.push_back(0);
+  for (global_index_type r = 0; r < a.rows;) {
+    global_index_type q = r;
+    offset_type entries = 0, slots = 0;
+    while (q < a.rows && q - r < params.panel_rows) {
+      const offset_type len = a.row_length(q), k = pieces(len, params);
+      if (q > r && (entries + len > params.panel_entries || slots + k > params.max_slots)) break;
+      entries += len;
+      slots += k;
+      ++q;
+    }
+    m.panel_row.push_back(static_cast<index_type>(q));
+    r = q;
+  }
+  const std::size_t panels = m.panel_row.size() - 1;
+  m.slot_begin.assign(static_cast<std::size_t>(a.rows) + panels, 0);
+
+  std::vector<laid_out> lay(panels);
+#pragma omp parallel for schedule(dynamic, 1) if (panels > 1)
+  for (std::ptrdiff_t p = 0; p < static_cast<std::ptrdiff_t>(panels); ++p)
+    lay[static_cast<std::size_t>(p)] = lay_out_panel(a, m.panel_row[p], m.panel_row[p + 1], params,
+                                                     m.slot_begin.data() + m.panel_row[p] + p);
+
+  m.panel_entry.assign(panels + 1, 0);
+  for (std::size_t p = 0; p < panels; ++p) {
+    m.panel_entry[p + 1] = m.panel_entry[p] + static_cast<offset_type>(lay[p].entry.size());
+    m.max_slots = std::max<int>(m.max_slots, m.slot_begin[static_cast<std::size_t>(m.panel_row[p + 1]) + p]);
+  }
+  const std::size_t stored = static_cast<std::size_t>(m.panel_entry.back());
+  m.col_idx.assign(stored, 0);
+  m.values.assign(stored, V(0));
+  m.slot.assign(stored, padding_slot);
+#pragma omp parallel for schedule(dynamic, 1) if (panels > 1)
+  for (std::ptrdiff_t p = 0; p < static_cast<std::ptrdiff_t>(panels); ++p) {
+    const laid_out& l = lay[static_cast<std::size_t>(p)];
+    const std::size_t o = static_cast<std::size_t>(m.panel_entry[p]);
+    index_type column = 0;  // padding gathers a column of the panel (valid whenever it has entries)
+    for (std::size_t k = 0; k < l.entry.size(); ++k) {
+      if (l.entry[k] >= 0) {
+        column = a.col_idx[l.entry[k]];
+        m.values[o + k] = a.values[l.entry[k]];
+      }
+      m.col_idx[o + k] = column;
+      m.slot[o + k] = l.slot[k];
+    }
+  }
+
+  m.stats.stored_bytes = m.panel_row.size() * sizeof(index_type) + m.panel_entry.size() * sizeof(offset_type) +
+                         m.slot_begin.size() * sizeof(std::uint16_t) +
+                         stored * (sizeof(index_type) + sizeof(V) + sizeof(std::uint16_t));
+  m.stats.padding_ratio = m.nnz > 0 ? static_cast<double>(stored) / static_cast<double>(m.nnz) : 1.0;
+  m.stats.params = "panels=" + std::to_string(panels) + " rows<=" + std::to_string(params.panel_rows) +
+                   " entries<=" + std::to_string(params.panel_entries) + " piece=" +
+                   std::to_string(params.piece_entries) + " slots<=" + std::to_string(m.max_slots);
+  return m;
+}
+
+template <typename V>
+csr_matrix<V, index_type> to_csr(const panel_matrix<V>& m) {
+  csr_matrix<V, index_type> a;
+  a.rows = m.rows;
+  a.cols = m.cols;
+  a.row_ptr.assign(static_cast<std::size_t>(m.rows) + 1, 0);
+  std::vector<std::vector<std::pair<index_type, V>>> rows(static_cast<std::size_t>(m.rows));
+  for (std::size_t p = 0; p + 1 < m.panel_row.size(); ++p) {
+    const std::uint16_t* sb = m.slot_begin.data() + m.panel_row[p] + p;
+    const index_type n = m.panel_row[p + 1] - m.panel_row[p];
+    for (offset_type k = m.panel_entry[p]; k < m.panel_entry[p + 1]; ++k) {
+      const std::uint16_t s = m.slot[static_cast<std::size_t>(k)];
+      if (s == padding_slot) continue;
+      const index_type i = static_cast<index_type>(std::upper_bound(sb, sb + n + 1, s) - sb - 1);
+      rows[static_cast<std::size_t>(m.panel_row[p] + i)].push_back({m.col_idx[static_cast<std::size_t>(k)],
+                                                                    m.values[static_cast<std::size_t>(k)]});
+    }
+  }
+  for (global_index_type r = 0; r < m.rows; ++r) {
+    auto& row = rows[static_cast<std::size_t>(r)];
+    std::stable_sort(row.begin(), row.end(), [](const auto& s, const auto& t) { return s.first < t.first; });
+    for (const auto& [c, v] : row) {
+      a.col_idx.push_back(c);
+      a.values.push_back(v);
+    }
+    a.row_ptr[static_cast<std::size_t>(r) + 1] = static_cast<offset_type>(a.col_idx.size());
+  }
+  return a;
+}
+
+template panel_matrix<float> build(const csr_matrix<float, index_type>&, const panel_params&);
+template panel_matrix<double> build(const csr_matrix<double, index_type>&, const panel_params&);
+template csr_matrix<float, index_type> to_csr(const panel_matrix<float>&);
+template csr_matrix<double, index_type> to_csr(const panel_matrix<double>&);
+
+}  // namespace distspmv::panel
