@@ -40,10 +40,16 @@ namespace distspmv::panel {
 
 struct panel_params {
   index_type panel_rows = 8192;        ///< rows per panel at most
-  offset_type panel_entries = 131072;  ///< entries per panel at most (a longer row is a panel alone)
+  /// Entries per panel at most (a longer row is a panel alone); 0: nnz / target_panels, within
+  /// [16384, 131072], so that a small block still gives every SM a few panels.
+  offset_type panel_entries = 0;
   int piece_entries = 32;              ///< entries per accumulator slot (row pieces)
   int max_slots = 6144;                ///< slots per panel: 48 KiB of shared memory in double
 };
+
+/// Panels `panel_entries = 0` aims at: four thread blocks on each of an H100's or H200's 132 SMs.
+constexpr offset_type target_panels = 512;
+constexpr offset_type min_panel_entries = 16384, max_panel_entries = 131072;
 
 /// The CUDA kernel's thread block and entries per thread per round (the layout depends on them).
 constexpr int block_threads = 512;

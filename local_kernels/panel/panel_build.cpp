@@ -14,7 +14,7 @@ constexpr const char* source = "panel::build";
 
 void check_params(const panel_params& p) {
   if (p.panel_rows < 1) DSPMV_BAD_INPUT(source, "panel_rows", std::to_string(p.panel_rows) + " is not positive");
-  if (p.panel_entries < 1) DSPMV_BAD_INPUT(source, "panel_entries", std::to_string(p.panel_entries) + " is not positive");
+  if (p.panel_entries < 0) DSPMV_BAD_INPUT(source, "panel_entries", std::to_string(p.panel_entries) + " is negative");
   if (p.piece_entries < 1) DSPMV_BAD_INPUT(source, "piece_entries", std::to_string(p.piece_entries) + " is not positive");
   if (p.max_slots < 1 || p.max_slots >= padding_slot)
     DSPMV_BAD_INPUT(source, "max_slots", std::to_string(p.max_slots) + " is not in [1, 65534]");
@@ -99,6 +99,10 @@ panel_matrix<V> build(const csr_matrix<V, index_type>& a, const panel_params& pa
   m.cols = a.cols;
   m.nnz = a.nnz();
   m.params = params;
+  if (m.params.panel_entries == 0)
+    m.params.panel_entries = std::clamp((m.nnz / target_panels + round_entries - 1) / round_entries * round_entries,
+                                        min_panel_entries, max_panel_entries);
+  const panel_params& chosen = m.params;
 
   // Panel cuts: at most panel_rows rows, panel_entries entries and max_slots slots; a row that
   // alone exceeds the entries is a panel of its own.
@@ -106,9 +110,9 @@ panel_matrix<V> build(const csr_matrix<V, index_type>& a, const panel_params& pa
   for (global_index_type r = 0; r < a.rows;) {
     global_index_type q = r;
     offset_type entries = 0, slots = 0;
-    while (q < a.rows && q - r < params.panel_rows) {
-      const offset_type len = a.row_length(q), k = pieces(len, params);
-      if (q > r && (entries + len > params.panel_entries || slots + k > params.max_slots)) break;
+    while (q < a.rows && q - r < chosen.panel_rows) {
+      const offset_type len = a.row_length(q), k = pieces(len, chosen);
+      if (q > r && (entries + len > chosen.panel_entries || slots + k > chosen.max_slots)) break;
       entries += len;
       slots += k;
       ++q;
@@ -122,7 +126,7 @@ panel_matrix<V> build(const csr_matrix<V, index_type>& a, const panel_params& pa
   std::vector<laid_out> lay(panels);
 #pragma omp parallel for schedule(dynamic, 1) if (panels > 1)
   for (std::ptrdiff_t p = 0; p < static_cast<std::ptrdiff_t>(panels); ++p)
-    lay[static_cast<std::size_t>(p)] = lay_out_panel(a, m.panel_row[p], m.panel_row[p + 1], params,
+    lay[static_cast<std::size_t>(p)] = lay_out_panel(a, m.panel_row[p], m.panel_row[p + 1], chosen,
                                                      m.slot_begin.data() + m.panel_row[p] + p);
 
   m.panel_entry.assign(panels + 1, 0);
@@ -153,9 +157,9 @@ panel_matrix<V> build(const csr_matrix<V, index_type>& a, const panel_params& pa
                          m.slot_begin.size() * sizeof(std::uint16_t) +
                          stored * (sizeof(index_type) + sizeof(V) + sizeof(std::uint16_t));
   m.stats.padding_ratio = m.nnz > 0 ? static_cast<double>(stored) / static_cast<double>(m.nnz) : 1.0;
-  m.stats.params = "panels=" + std::to_string(panels) + " rows<=" + std::to_string(params.panel_rows) +
-                   " entries<=" + std::to_string(params.panel_entries) + " piece=" +
-                   std::to_string(params.piece_entries) + " slots<=" + std::to_string(m.max_slots);
+  m.stats.params = "panels=" + std::to_string(panels) + " rows<=" + std::to_string(chosen.panel_rows) +
+                   " entries<=" + std::to_string(chosen.panel_entries) + " piece=" +
+                   std::to_string(chosen.piece_entries) + " slots<=" + std::to_string(m.max_slots);
   return m;
 }
 
