@@ -73,6 +73,9 @@ struct format_choice {
 constexpr offset_type small_irregular_nnz = offset_type{3} << 19;  // 1.5 M
 constexpr offset_type large_irregular_nnz = offset_type{16} << 20;
 constexpr offset_type huge_irregular_nnz = offset_type{32} << 20;
+/// Irregular blocks with values from large_irregular_nnz whose rows average at least this many
+/// entries (and whose x windows do not fit) go to `panel` before the rules above.
+constexpr double panel_min_mean_length = 10.0;
 
 /// ELLR blocks whose stored bytes fit below this stay in the GPU's L2 (50 MB on H100 and H200)
 /// beside x and y: there ELLR's padding costs little (format_selector.cpp, rule 2). Measured on

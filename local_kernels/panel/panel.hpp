@@ -43,7 +43,9 @@ struct panel_params {
   /// Entries per panel at most (a longer row is a panel alone); 0: nnz / target_panels, within
   /// [16384, 131072], so that a small block still gives every SM a few panels.
   offset_type panel_entries = 0;
-  int piece_entries = 32;              ///< entries per accumulator slot (row pieces)
+  /// Entries per accumulator slot (row pieces); 0: half the panel's rounds, at most 32 (a piece
+  /// needs a round per entry, so longer pieces in short panels would mostly add padding).
+  int piece_entries = 0;
   int max_slots = 6144;                ///< slots per panel: 48 KiB of shared memory in double
 };
 

@@ -15,7 +15,7 @@ constexpr const char* source = "panel::build";
 void check_params(const panel_params& p) {
   if (p.panel_rows < 1) DSPMV_BAD_INPUT(source, "panel_rows", std::to_string(p.panel_rows) + " is not positive");
   if (p.panel_entries < 0) DSPMV_BAD_INPUT(source, "panel_entries", std::to_string(p.panel_entries) + " is negative");
-  if (p.piece_entries < 1) DSPMV_BAD_INPUT(source, "piece_entries", std::to_string(p.piece_entries) + " is not positive");
+  if (p.piece_entries < 0) DSPMV_BAD_INPUT(source, "piece_entries", std::to_string(p.piece_entries) + " is negative");
   if (p.max_slots < 1 || p.max_slots >= padding_slot)
     DSPMV_BAD_INPUT(source, "max_slots", std::to_string(p.max_slots) + " is not in [1, 65534]");
 }
@@ -102,6 +102,8 @@ panel_matrix<V> build(const csr_matrix<V, index_type>& a, const panel_params& pa
   if (m.params.panel_entries == 0)
     m.params.panel_entries = std::clamp((m.nnz / target_panels + round_entries - 1) / round_entries * round_entries,
                                         min_panel_entries, max_panel_entries);
+  if (m.params.piece_entries == 0)
+    m.params.piece_entries = static_cast<int>(std::clamp<offset_type>(m.params.panel_entries / round_entries / 2, 1, 32));
   const panel_params& chosen = m.params;
 
   // Panel cuts: at most panel_rows rows, panel_entries entries and max_slots slots; a row that

@@ -44,15 +44,23 @@ TEST(FormatSelector, FollowsTheMeasuredRules) {
   uneven.ell_padding = 2.4;
   EXPECT_EQ(select_format(uneven, backend::cuda).format, "ellr");
 
-  // Irregular rows with values: adaptive CSR while small, cuSPARSE between, csr-split when huge
-  // in double.
+  // Irregular rows with values: adaptive CSR while small, cuSPARSE between, row panels from
+  // large_irregular_nnz (R-MAT 1.05-1.68x in double, 1.18-1.57x in float, runs 124-125).
   for (const int bytes : {8, 4}) {
     EXPECT_EQ(select_format(irregular(small_irregular_nnz - 1, bytes), backend::cuda).format, "csr");
     EXPECT_EQ(select_format(irregular(small_irregular_nnz, bytes), backend::cuda).format, "cusparse");
-    EXPECT_EQ(select_format(irregular(huge_irregular_nnz - 1, bytes), backend::cuda).format, "cusparse");
+    EXPECT_EQ(select_format(irregular(large_irregular_nnz - 1, bytes), backend::cuda).format, "cusparse");
+    EXPECT_EQ(select_format(irregular(large_irregular_nnz, bytes), backend::cuda).format, "panel");
+    EXPECT_EQ(select_format(irregular(huge_irregular_nnz, bytes), backend::cuda).format, "panel");
   }
-  EXPECT_EQ(select_format(irregular(huge_irregular_nnz, 8), backend::cuda).format, "csr-split");
-  EXPECT_EQ(select_format(irregular(huge_irregular_nnz, 4), backend::cuda).format, "cusparse");
+  // Short rows (rmat:22:8, mean 7.7: panel 0.94x in double) keep csr-split when huge in double,
+  // else cuSPARSE.
+  row_statistics short_mean = irregular(huge_irregular_nnz, 8);
+  short_mean.mean_length = 7.7;
+  EXPECT_EQ(select_format(short_mean, backend::cuda).format, "csr-split");
+  short_mean.value_bytes = 4;
+  EXPECT_EQ(select_format(short_mean, backend::cuda).format, "cusparse");
+  EXPECT_NE(select_format(irregular(huge_irregular_nnz, 8), backend::cuda).reason.find("row panels"), std::string::npos);
   // A pattern (no values): adaptive CSR up to large_irregular_nnz, then csr-split in double.
   auto pattern = [](offset_type nnz, int bytes) {
     row_statistics s = irregular(nnz, bytes);
@@ -103,12 +111,14 @@ TEST(FormatSelector, PicksSellOrEllrByTheirBytes) {
     EXPECT_EQ(select_format(short_rows(big, 2.27, 1.06, bytes), backend::cuda).format, "sell") << bytes;
   }
   // Sorted padding 1.14: SELL with 16-bit columns in double (1.05x, csr-split 1.06x); in float its
-  // 32-bit columns cost more than CSR's bytes, and cuSPARSE runs (SELL 0.93x).
+  // 32-bit columns cost more than CSR's bytes (SELL 0.93x), and the irregular path takes the block:
+  // row panels, since these statistics say x's windows do not fit (window_fit 0).
   EXPECT_EQ(select_format(short_rows(big, 4.71, 1.14, 8), backend::cuda).format, "sell");
-  EXPECT_EQ(select_format(short_rows(big, 4.71, 1.14, 4), backend::cuda).format, "cusparse");
+  EXPECT_EQ(select_format(short_rows(big, 4.71, 1.14, 4), backend::cuda).format, "panel");
   // Past 16-bit offsets, SELL's 32-bit columns: still within 1.05x at sorted padding 1.02, not at 1.13.
   EXPECT_EQ(select_format(short_rows(big, 1.31, 1.02, 8, 40000), backend::cuda).format, "sell");
-  EXPECT_EQ(select_format(short_rows(big, 4.48, 1.13, 8, 50000), backend::cuda).format, "csr-split");
+  // Beyond: the irregular path, row panels (lognormal columns spread over 50000: 1.72x, run 125).
+  EXPECT_EQ(select_format(short_rows(big, 4.48, 1.13, 8, 50000), backend::cuda).format, "panel");
   // A block whose ELLR bytes stay in L2: ELLR up to ELL padding 2.5 (1.21x at 2.27; cage11 1.56x).
   EXPECT_EQ(select_format(short_rows(small, 2.27, 1.06, 8), backend::cuda).format, "ellr");
   EXPECT_EQ(select_format(short_rows(small, 2.6, 1.06, 8), backend::cuda).format, "csr");  // as before
@@ -152,8 +162,9 @@ TEST(FormatSelector, PicksXWindowsWhereTheyFit) {
   EXPECT_NE(select_format(windowed(8), backend::cuda).reason.find("x fits in shared memory"), std::string::npos);
   EXPECT_EQ(select_format(windowed(4), backend::cuda).format, "cusparse");
   // Blocks whose windows do not fit gather from global memory, slowly (0.49x at band 5000, run
-  // 88): 95% of the nonzeros must fit.
-  EXPECT_EQ(select_format(windowed(8, 0.9), backend::cuda).format, "csr-split");
+  // 88): 95% of the nonzeros must fit. Such blocks go to row panels (band 5000: 1.07x, csr-split
+  // 0.93x, run 124).
+  EXPECT_EQ(select_format(windowed(8, 0.9), backend::cuda).format, "panel");
   // A block that stays in L2 keeps the rules below (here ELLR's bytes are too many: CSR).
   EXPECT_EQ(select_format(windowed(8, 1.0, 1'000'000), backend::cuda).format, "csr");
   // Short regular rows (sorted padding 1.01): sell-w also in float, where SELL ran 1.04x and sell-w 1.20x.

@@ -1,0 +1,111 @@
+// Panel build tests (STYLE.md §6, tier 2): the layout's invariants on the edge cases (no slot twice
+// in a round, whole rounds, slots per row, padding), CSR -> panels -> CSR, the automatic sizes,
+// refusals.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "local_kernels/panel/panel.hpp"
+#include "tests/support/test_matrices.hpp"
+
+namespace distspmv {
+namespace {
+
+/// Every invariant panel.hpp states, checked entry by entry.
+template <typename V>
+void expect_layout(const csr_matrix<V, index_type>& a, const panel::panel_matrix<V>& m, const std::string& name) {
+  ASSERT_EQ(m.panel_row.front(), 0) << name;
+  ASSERT_EQ(m.panel_row.back(), a.rows) << name;
+  const std::size_t panels = m.panel_row.size() - 1;
+  ASSERT_EQ(m.slot_begin.size(), static_cast<std::size_t>(a.rows) + panels) << name;
+  offset_type real = 0;
+  for (std::size_t p = 0; p < panels; ++p) {
+    const offset_type b = m.panel_entry[p], e = m.panel_entry[p + 1];
+    EXPECT_EQ((e - b) % panel::round_entries, 0) << name << " panel " << p;
+    const index_type rows = m.panel_row[p + 1] - m.panel_row[p];
+    EXPECT_GT(rows, 0) << name;
+    const std::uint16_t* sb = m.slot_begin.data() + m.panel_row[p] + p;
+    EXPECT_EQ(sb[0], 0) << name;
+    EXPECT_LE(sb[rows], m.max_slots) << name;
+    for (index_type i = 0; i < rows; ++i) {
+      const offset_type len = a.row_length(m.panel_row[p] + i);
+      EXPECT_EQ(sb[i + 1] - sb[i] > 0, len > 0) << name << " row " << m.panel_row[p] + i;
+      EXPECT_LE(sb[i + 1] - sb[i], len) << name;
+    }
+    for (offset_type r0 = b; r0 < e; r0 += panel::round_entries) {
+      std::set<std::uint16_t> seen;
+      for (offset_type k = r0; k < r0 + panel::round_entries; ++k) {
+        const std::uint16_t s = m.slot[static_cast<std::size_t>(k)];
+        if (s == panel::padding_slot) {
+          EXPECT_EQ(m.values[static_cast<std::size_t>(k)], V(0)) << name;
+          continue;
+        }
+        ++real;
+        EXPECT_LT(s, sb[rows]) << name;
+        EXPECT_TRUE(seen.insert(s).second) << name << ": slot " << s << " twice in the round at " << r0;
+        EXPECT_GE(m.col_idx[static_cast<std::size_t>(k)], 0) << name;
+        EXPECT_LT(m.col_idx[static_cast<std::size_t>(k)], a.cols) << name;
+      }
+    }
+    for (offset_type k = b; k < e; ++k)  // padding gathers a valid column too
+      EXPECT_TRUE(m.col_idx[static_cast<std::size_t>(k)] >= 0 && m.col_idx[static_cast<std::size_t>(k)] < std::max<global_index_type>(1, a.cols)) << name;
+  }
+  EXPECT_EQ(real, a.nnz()) << name;
+}
+
+TEST(PanelBuild, LayoutInvariantsAndRoundTripOnEveryEdgeCase) {
+  for (const auto& [name, a] : test::edge_case_matrices()) {
+    const auto m = panel::build(a, panel::panel_params{});
+    expect_layout(a, m, name);
+    const auto back = panel::to_csr(m);
+    EXPECT_EQ(back.row_ptr, a.row_ptr) << name;
+    EXPECT_EQ(back.col_idx, a.col_idx) << name;
+    EXPECT_EQ(back.values, a.values) << name;
+  }
+}
+
+TEST(PanelBuild, SmallPanelsAndPiecesKeepTheInvariants) {
+  // Tiny panels: many panels, long rows cut into many pieces, rows alone in their panel.
+  const auto a = test::random_csr(3001, 2500, 0, 300, 7);
+  panel::panel_params p;
+  p.panel_rows = 40;
+  p.panel_entries = 2000;
+  p.piece_entries = 3;
+  p.max_slots = 200;
+  const auto m = panel::build(a, p);
+  expect_layout(a, m, "random 3001 x 2500");
+  EXPECT_GT(m.panel_row.size(), 100u);
+  EXPECT_EQ(panel::to_csr(m).col_idx, a.col_idx);
+}
+
+TEST(PanelBuild, PicksPanelAndPieceSizesFromTheNonzeros) {
+  const auto small = test::random_csr(2000, 2000, 1, 20, 3);  // ~21 K nonzeros: the smallest panels
+  const auto m = panel::build(small, panel::panel_params{});
+  EXPECT_EQ(m.params.panel_entries, panel::min_panel_entries);
+  EXPECT_EQ(m.params.piece_entries, panel::min_panel_entries / panel::round_entries / 2);  // 8
+  EXPECT_NE(m.stats.params.find("entries<=16384"), std::string::npos) << m.stats.params;
+  EXPECT_GE(m.stats.padding_ratio, 1.0);
+  panel::panel_params fixed;
+  fixed.panel_entries = 4096;
+  fixed.piece_entries = 5;
+  const auto f = panel::build(small, fixed);
+  EXPECT_EQ(f.params.panel_entries, 4096);
+  EXPECT_EQ(f.params.piece_entries, 5);
+}
+
+TEST(PanelBuild, RefusesInvalidParameters) {
+  const auto a = test::random_csr(10, 10, 1, 3, 1);
+  panel::panel_params p;
+  p.panel_rows = 0;
+  EXPECT_THROW(panel::build(a, p), bad_input);
+  p = {};
+  p.max_slots = 65535;
+  EXPECT_THROW(panel::build(a, p), bad_input);
+  p = {};
+  p.piece_entries = -1;
+  EXPECT_THROW(panel::build(a, p), bad_input);
+}
+
+}  // namespace
+}  // namespace distspmv
