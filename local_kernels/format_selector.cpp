@@ -223,11 +223,11 @@ format_choice select_format(const row_statistics& s, backend where) {
   // 3a. Column-sorted row panels (panel/panel.hpp): a thread block multiplies a panel of rows
   //     with its entries sorted by column, so a warp's gathers share x's sectors wherever columns
   //     repeat in the panel (hubs) or lie close. Measured on one H200 against cuSPARSE CSR
-  //     (jobs/results/2026-11-27_h200_panels, runs 124-125), caller's numbering: R-MAT of 16-134 M
+  //     (jobs/results/2026-11-27_h200_panels, runs 124-126), caller's numbering: R-MAT of 16-134 M
   //     nonzeros and mean row 15-48 1.05-1.68x in double (csr-split 0.98-1.01x) and 1.18-1.57x in
   //     float; lognormal rows with columns spread over 5000-100000 1.07-1.72x in double, 1.48-2.23x
   //     in float; after rcm or degree order rmat:22:16 ran 1.56-1.71x. It loses where a block stays
-  //     near L2 (rmat:19:16, 8 M: 0.91x) and on rmat:22:8 in double (mean row 7.7: 0.94x; a panel
+  //     near L2 (rmat:19:16, 8 M: 0.92x) and on rmat:22:8 in double (mean row 7.7: 0.94x; a panel
   //     holds at most 6144 rows, so short rows give short panels and few repeated columns);
   //     blocks whose x windows fit keep sell-w or the rules above.
   if (!s.pattern && s.nnz >= large_irregular_nnz && s.window_fit < 0.95 && s.mean_length >= panel_min_mean_length)

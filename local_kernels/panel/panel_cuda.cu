@@ -4,9 +4,10 @@
 // their slots (no slot twice in a round, so no atomics), and a barrier closes the round. Then
 // each row sums its slots in order and writes y.
 //
-// Tuning (one H200, jobs/results/2026-11-27_h200_panels, rmat:22:16): 2 entries per thread per
-// round ran 325-333 us, 4 entries 334-373 us (larger rounds need more padding); panels of 8192
-// rows and 131072 entries beat 2048/32768 (424 us) and 16384/262144 (432-468 us).
+// Tuning (one H200, jobs/results/2026-11-27_h200_panels, the prototype of run 122 on rmat:22:16
+// in rcm order): 2 entries per thread per round ran 325-333 us, 4 entries 334-373 us (larger
+// rounds need more padding); panels of 8192 rows and 131072 entries beat 2048/32768 (424 us) and
+// 16384/262144 (468 us). Smaller blocks get smaller panels (panel.hpp, target_panels).
 #include <cuda_runtime.h>
 
 #include "common/cuda_check.hpp"
