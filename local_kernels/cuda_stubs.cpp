@@ -170,6 +170,12 @@ void panel::spmv_cuda(const panel_view<V>&, V, const V*, V, V*, cuda_stream_t) {
 }
 template void panel::spmv_cuda(const panel_view<float>&, float, const float*, float, float*, cuda_stream_t);
 template void panel::spmv_cuda(const panel_view<double>&, double, const double*, double, double*, cuda_stream_t);
+template <typename V>
+device_built<panel::panel_view<V>> panel::build_cuda(device_csr<V>&&, const panel_params&) {
+  DSPMV_NOT_COMPILED("CUDA");
+}
+template device_built<panel::panel_view<float>> panel::build_cuda(device_csr<float>&&, const panel_params&);
+template device_built<panel::panel_view<double>> panel::build_cuda(device_csr<double>&&, const panel_params&);
 
 // ---- sell ----
 template <typename V>

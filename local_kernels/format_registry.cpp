@@ -256,12 +256,17 @@ const std::vector<entry>& table() {
     t.push_back(make_entry({"sell-c64-r2", "sell", true, true, "SELL-64-sigma, 2 rows per thread (vector loads)"},
                            sell_variant("sell-c64-r2", 64, 0, 2), sell_device("sell-c64-r2", 64, 0, 2)));
     // ---- column-sorted row panels (issue 16) ----
-    // No GPU builder yet: built on the host from a downloaded copy of the block.
     t.push_back(make_entry({"panel", "panel", true, true,
                             "row panels with entries sorted by column: x gathers shared by a panel's rows, sums in shared memory"},
                            [](const auto& a, backend b) {
                              using V = typename std::decay_t<decltype(a)>::value_type;
                              return make_format<panel::traits, V>("panel", [&] { return panel::build(a, panel::panel_params{}); }, b);
+                           },
+                           [](auto&& a) {
+                             using V = typename std::decay_t<decltype(a)>::value_type;
+                             return make_device_format<panel::traits, V>("panel", std::move(a), [](device_csr<V>&& d) {
+                               return panel::build_cuda(std::move(d), panel::panel_params{});
+                             });
                            }));
     // ---- cuSPARSE baselines (CUDA only) ----
     auto cusparse_variant = [](const char* name, cusparse::algorithm alg) {
@@ -316,8 +321,9 @@ std::size_t estimate_build_bytes(const std::string& name, const row_statistics& 
   else if (f.family == "hll" || f.family == "sell" || name == "cusparse-sell")  // SELL: + its 16-bit offsets
     bytes = (name == "ell-g" ? s.ell_padding : s.sell32_padding) * nnz * (entry + (f.family == "sell" ? 2.0 : 0.0)) +
             rows * 2 * sizeof(index_type);
-  else if (f.family == "panel")  // + a 16-bit slot per entry, rounds padded (1.01-1.09 on R-MAT)
-    bytes = 1.15 * nnz * (entry + 2.0) + rows * 2.0;
+  else if (f.family == "panel")  // the stored entries (+ a 16-bit slot, rounds padded 1.01-1.13) and the
+                                  // GPU build's scratch: slots, sort keys and indices, places, rounds
+    bytes = 1.15 * nnz * (entry + 2.0) + nnz * (2.0 + 4.0 + 8.0 + 8.0 + 4.0 + 4.0) + rows * 2.0;
   return static_cast<std::size_t>(bytes * 1.05) + (std::size_t{64} << 20);  // 5% and 64 MiB of scratch
 }
 

@@ -13,8 +13,8 @@
 //     numbered consecutively;
 //   * the panel's entries, in column order, are laid out in rounds of round_entries (the thread
 //     block's 512 threads times 2) in which no slot appears twice; an entry that would repeat a
-//     slot moves to a later round, and rounds are padded (slot padding_slot, value 0, a column of
-//     the panel);
+//     slot moves to a later round, and rounds are padded (slot padding_slot, value 0, the
+//     panel's smallest column, so that every padding gathers one sector);
 //   * the kernel ends each round with a barrier, so each slot receives one product per round,
 //     rounds in order; then each row sums its slots in order.
 // So every run, and the host SpMV, adds the same products in the same order.
@@ -30,6 +30,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "common/csr_matrix.hpp"
@@ -96,6 +97,28 @@ struct panel_view {
 /// bad_input for invalid parameters or more than 2^31 - 1 rows.
 template <typename ValueType>
 panel_matrix<ValueType> build(const csr_matrix<ValueType, index_type>& a, const panel_params& params);
+
+/// Builds on the GPU from a device CSR block (DESIGN.md §11): the same arrays as build() on
+/// download_csr(a), bitwise, the same statistics and the same refusals (bad_input). The panel
+/// cuts and slot offsets come from the downloaded row pointer (8 bytes per row); the entries never
+/// leave the GPU. `a` is only read (the caller frees it).
+template <typename ValueType>
+device_built<panel_view<ValueType>> build_cuda(device_csr<ValueType>&& a, const panel_params& params);
+
+/// What both builders compute from the row pointer alone: the parameters with the automatic
+/// sizes resolved, the panel cuts, the slot offsets (panel_matrix's fields of the same names) and
+/// the most slots of a panel. Checks the parameters (bad_input).
+struct panel_plan {
+  panel_params params;
+  std::vector<index_type> panel_row;
+  std::vector<std::uint16_t> slot_begin;
+  int max_slots = 0;
+};
+panel_plan plan_panels(const std::vector<offset_type>& row_ptr, const panel_params& params);
+
+/// The slots of a row of `len` entries (its pieces), and the statistics' parameter text.
+offset_type row_slots(offset_type len, const panel_params& resolved);
+std::string params_text(const panel_plan& plan);
 
 /// Back to CSR (round-trip check): entries in column order within each row.
 template <typename ValueType>

@@ -1,6 +1,7 @@
-// Builds column-sorted row panels from CSR on the host: panel cuts, row pieces (slots), the
-// panel's entries sorted by column, then the rounds in which no slot repeats. Deterministic (every
-// sort is stable, ties by position); the input is only read.
+// Builds column-sorted row panels from CSR on the host: panel cuts and row pieces (slots) from
+// the row pointer (plan_panels, shared with the GPU builder), then per panel the entries sorted by
+// column and the rounds in which no slot repeats. Deterministic (every sort is stable, ties by
+// position); the input is only read.
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -25,10 +26,6 @@ void check_params(const panel_params& p) {
 offset_type piece_length(offset_type len, const panel_params& p) {
   return std::max<offset_type>(p.piece_entries, (len + p.max_slots - 1) / p.max_slots);
 }
-offset_type pieces(offset_type len, const panel_params& p) {
-  const offset_type q = piece_length(len, p);
-  return (len + q - 1) / q;
-}
 
 /// One panel's entries (CSR positions) and slots, in stored order with padding as (-1, padding_slot).
 struct laid_out {
@@ -38,104 +35,122 @@ struct laid_out {
 
 template <typename V>
 laid_out lay_out_panel(const csr_matrix<V, index_type>& a, global_index_type first, global_index_type last,
-                       const panel_params& p, std::uint16_t* slot_begin) {
+                       const std::uint16_t* slot_begin) {
   const offset_type b = a.row_ptr[first], n = a.row_ptr[last] - b;
   std::vector<std::uint16_t> slot_of(static_cast<std::size_t>(n));
-  offset_type slots = 0;
   for (global_index_type r = first; r < last; ++r) {
-    slot_begin[r - first] = static_cast<std::uint16_t>(slots);
-    const offset_type len = a.row_length(r), k = pieces(len, p);
+    const offset_type len = a.row_length(r), k = slot_begin[r - first + 1] - slot_begin[r - first];
     for (offset_type j = 0; j < len; ++j)  // round-robin: a slot's entries spread over the row's columns
-      slot_of[static_cast<std::size_t>(a.row_ptr[r] - b + j)] = static_cast<std::uint16_t>(slots + j % k);
-    slots += k;
+      slot_of[static_cast<std::size_t>(a.row_ptr[r] - b + j)] = static_cast<std::uint16_t>(slot_begin[r - first] + j % k);
   }
-  slot_begin[last - first] = static_cast<std::uint16_t>(slots);
+  const offset_type slots = slot_begin[last - first];
 
   std::vector<offset_type> order(static_cast<std::size_t>(n));
   for (offset_type k = 0; k < n; ++k) order[static_cast<std::size_t>(k)] = b + k;
   std::stable_sort(order.begin(), order.end(), [&a](offset_type s, offset_type t) { return a.col_idx[s] < a.col_idx[t]; });
 
   // Rounds: each entry, in column order, goes to the first round from the first one not yet
-  // full that lies past its slot's last round and has room.
+  // full that lies past its slot's last round and has room; its place in the round is the
+  // round's count so far (build_cuda's rounds_kernel is the same loop).
   std::vector<offset_type> fill;
   std::vector<offset_type> last_round(static_cast<std::size_t>(slots), -1);
-  std::vector<offset_type> round_of(static_cast<std::size_t>(n));
+  laid_out out;
+  std::vector<std::pair<offset_type, offset_type>> placed(static_cast<std::size_t>(n));  // (position, entry)
   offset_type open = 0;
   for (offset_type k = 0; k < n; ++k) {
-    const std::uint16_t s = slot_of[static_cast<std::size_t>(order[static_cast<std::size_t>(k)] - b)];
+    const offset_type e = order[static_cast<std::size_t>(k)];
+    const std::uint16_t s = slot_of[static_cast<std::size_t>(e - b)];
     offset_type r = std::max(open, last_round[s] + 1);
     for (;; ++r) {
       if (r >= static_cast<offset_type>(fill.size())) fill.resize(static_cast<std::size_t>(r) + 1, 0);
       if (fill[static_cast<std::size_t>(r)] < round_entries) break;
     }
-    ++fill[static_cast<std::size_t>(r)];
-    round_of[static_cast<std::size_t>(k)] = r;
+    placed[static_cast<std::size_t>(k)] = {r * round_entries + fill[static_cast<std::size_t>(r)]++, e};
     last_round[s] = r;
     while (open < static_cast<offset_type>(fill.size()) && fill[static_cast<std::size_t>(open)] == round_entries) ++open;
   }
-  laid_out out;
   out.entry.assign(fill.size() * static_cast<std::size_t>(round_entries), -1);
   out.slot.assign(out.entry.size(), padding_slot);
-  std::vector<offset_type> used(fill.size(), 0);
-  for (offset_type k = 0; k < n; ++k) {
-    const offset_type r = round_of[static_cast<std::size_t>(k)], e = order[static_cast<std::size_t>(k)];
-    const std::size_t at = static_cast<std::size_t>(r * round_entries + used[static_cast<std::size_t>(r)]++);
-    out.entry[at] = e;
-    out.slot[at] = slot_of[static_cast<std::size_t>(e - b)];
+  for (const auto& [at, e] : placed) {
+    out.entry[static_cast<std::size_t>(at)] = e;
+    out.slot[static_cast<std::size_t>(at)] = slot_of[static_cast<std::size_t>(e - b)];
   }
   return out;
 }
 
 }  // namespace
 
-template <typename V>
-panel_matrix<V> build(const csr_matrix<V, index_type>& a, const panel_params& params) {
-  validate_csr(a, source, /*allow_nonfinite=*/true);
+offset_type row_slots(offset_type len, const panel_params& p) {
+  const offset_type q = piece_length(len, p);
+  return (len + q - 1) / q;
+}
+
+panel_plan plan_panels(const std::vector<offset_type>& row_ptr, const panel_params& params) {
   check_params(params);
-  if (a.rows > std::numeric_limits<index_type>::max())
-    DSPMV_BAD_INPUT(source, "rows", std::to_string(a.rows) + " rows exceed the 32-bit local row range");
-  panel_matrix<V> m;
-  m.rows = a.rows;
-  m.cols = a.cols;
-  m.nnz = a.nnz();
-  m.params = params;
-  if (m.params.panel_entries == 0)
-    m.params.panel_entries = std::clamp((m.nnz / target_panels + round_entries - 1) / round_entries * round_entries,
-                                        min_panel_entries, max_panel_entries);
-  if (m.params.piece_entries == 0)
-    m.params.piece_entries = static_cast<int>(std::clamp<offset_type>(m.params.panel_entries / round_entries / 2, 1, 32));
-  const panel_params& chosen = m.params;
+  panel_plan plan;
+  const global_index_type rows = static_cast<global_index_type>(row_ptr.size()) - 1;
+  const offset_type nnz = row_ptr.back();
+  plan.params = params;
+  panel_params& p = plan.params;
+  if (p.panel_entries == 0)
+    p.panel_entries = std::clamp((nnz / target_panels + round_entries - 1) / round_entries * round_entries,
+                                 min_panel_entries, max_panel_entries);
+  if (p.piece_entries == 0)
+    p.piece_entries = static_cast<int>(std::clamp<offset_type>(p.panel_entries / round_entries / 2, 1, 32));
 
   // Panel cuts: at most panel_rows rows, panel_entries entries and max_slots slots; a row that
-  // alone exceeds the entries is a panel of its own.
-  m.panel_row.push_back(0);
-  for (global_index_type r = 0; r < a.rows;) {
+  // alone exceeds the entries is a panel of its own. Each panel's slot offsets follow its rows.
+  plan.panel_row.push_back(0);
+  plan.slot_begin.reserve(static_cast<std::size_t>(rows) + 1);
+  for (global_index_type r = 0; r < rows;) {
     global_index_type q = r;
     offset_type entries = 0, slots = 0;
-    while (q < a.rows && q - r < chosen.panel_rows) {
-      const offset_type len = a.row_length(q), k = pieces(len, chosen);
-      if (q > r && (entries + len > chosen.panel_entries || slots + k > chosen.max_slots)) break;
+    while (q < rows && q - r < p.panel_rows) {
+      const offset_type len = row_ptr[q + 1] - row_ptr[q], k = row_slots(len, p);
+      if (q > r && (entries + len > p.panel_entries || slots + k > p.max_slots)) break;
+      plan.slot_begin.push_back(static_cast<std::uint16_t>(slots));
       entries += len;
       slots += k;
       ++q;
     }
-    m.panel_row.push_back(static_cast<index_type>(q));
+    plan.slot_begin.push_back(static_cast<std::uint16_t>(slots));
+    plan.max_slots = std::max<int>(plan.max_slots, static_cast<int>(slots));
+    plan.panel_row.push_back(static_cast<index_type>(q));
     r = q;
   }
-  const std::size_t panels = m.panel_row.size() - 1;
-  m.slot_begin.assign(static_cast<std::size_t>(a.rows) + panels, 0);
+  return plan;
+}
+
+std::string params_text(const panel_plan& plan) {
+  return "panels=" + std::to_string(plan.panel_row.size() - 1) + " rows<=" + std::to_string(plan.params.panel_rows) +
+         " entries<=" + std::to_string(plan.params.panel_entries) + " piece=" +
+         std::to_string(plan.params.piece_entries) + " slots<=" + std::to_string(plan.max_slots);
+}
+
+template <typename V>
+panel_matrix<V> build(const csr_matrix<V, index_type>& a, const panel_params& params) {
+  check_params(params);
+  validate_csr(a, source, /*allow_nonfinite=*/true);
+  if (a.rows > std::numeric_limits<index_type>::max())
+    DSPMV_BAD_INPUT(source, "rows", std::to_string(a.rows) + " rows exceed the 32-bit local row range");
+  panel_plan plan = plan_panels(a.row_ptr, params);
+  panel_matrix<V> m;
+  m.rows = a.rows;
+  m.cols = a.cols;
+  m.nnz = a.nnz();
+  m.params = plan.params;
+  m.max_slots = plan.max_slots;
+  const std::size_t panels = plan.panel_row.size() - 1;
 
   std::vector<laid_out> lay(panels);
 #pragma omp parallel for schedule(dynamic, 1) if (panels > 1)
   for (std::ptrdiff_t p = 0; p < static_cast<std::ptrdiff_t>(panels); ++p)
-    lay[static_cast<std::size_t>(p)] = lay_out_panel(a, m.panel_row[p], m.panel_row[p + 1], chosen,
-                                                     m.slot_begin.data() + m.panel_row[p] + p);
+    lay[static_cast<std::size_t>(p)] = lay_out_panel(a, plan.panel_row[p], plan.panel_row[p + 1],
+                                                     plan.slot_begin.data() + plan.panel_row[p] + p);
 
   m.panel_entry.assign(panels + 1, 0);
-  for (std::size_t p = 0; p < panels; ++p) {
+  for (std::size_t p = 0; p < panels; ++p)
     m.panel_entry[p + 1] = m.panel_entry[p] + static_cast<offset_type>(lay[p].entry.size());
-    m.max_slots = std::max<int>(m.max_slots, m.slot_begin[static_cast<std::size_t>(m.panel_row[p + 1]) + p]);
-  }
   const std::size_t stored = static_cast<std::size_t>(m.panel_entry.back());
   m.col_idx.assign(stored, 0);
   m.values.assign(stored, V(0));
@@ -144,24 +159,24 @@ panel_matrix<V> build(const csr_matrix<V, index_type>& a, const panel_params& pa
   for (std::ptrdiff_t p = 0; p < static_cast<std::ptrdiff_t>(panels); ++p) {
     const laid_out& l = lay[static_cast<std::size_t>(p)];
     const std::size_t o = static_cast<std::size_t>(m.panel_entry[p]);
-    index_type column = 0;  // padding gathers a column of the panel (valid whenever it has entries)
+    // Padding gathers the panel's smallest column (valid whenever the panel has entries).
+    index_type smallest = std::numeric_limits<index_type>::max();
+    for (std::size_t k = 0; k < l.entry.size(); ++k)
+      if (l.entry[k] >= 0) smallest = std::min(smallest, a.col_idx[l.entry[k]]);
     for (std::size_t k = 0; k < l.entry.size(); ++k) {
-      if (l.entry[k] >= 0) {
-        column = a.col_idx[l.entry[k]];
-        m.values[o + k] = a.values[l.entry[k]];
-      }
-      m.col_idx[o + k] = column;
+      m.col_idx[o + k] = l.entry[k] >= 0 ? a.col_idx[l.entry[k]] : smallest;
+      if (l.entry[k] >= 0) m.values[o + k] = a.values[l.entry[k]];
       m.slot[o + k] = l.slot[k];
     }
   }
+  m.panel_row = std::move(plan.panel_row);
+  m.slot_begin = std::move(plan.slot_begin);
 
   m.stats.stored_bytes = m.panel_row.size() * sizeof(index_type) + m.panel_entry.size() * sizeof(offset_type) +
                          m.slot_begin.size() * sizeof(std::uint16_t) +
                          stored * (sizeof(index_type) + sizeof(V) + sizeof(std::uint16_t));
   m.stats.padding_ratio = m.nnz > 0 ? static_cast<double>(stored) / static_cast<double>(m.nnz) : 1.0;
-  m.stats.params = "panels=" + std::to_string(panels) + " rows<=" + std::to_string(chosen.panel_rows) +
-                   " entries<=" + std::to_string(chosen.panel_entries) + " piece=" +
-                   std::to_string(chosen.piece_entries) + " slots<=" + std::to_string(m.max_slots);
+  m.stats.params = params_text(plan);
   return m;
 }
 
