@@ -169,6 +169,7 @@ panel_matrix<V> build(const csr_matrix<V, index_type>& a, const panel_params& pa
       m.slot[o + k] = l.slot[k];
     }
   }
+  m.stats.params = params_text(plan);
   m.panel_row = std::move(plan.panel_row);
   m.slot_begin = std::move(plan.slot_begin);
 
@@ -176,7 +177,6 @@ panel_matrix<V> build(const csr_matrix<V, index_type>& a, const panel_params& pa
                          m.slot_begin.size() * sizeof(std::uint16_t) +
                          stored * (sizeof(index_type) + sizeof(V) + sizeof(std::uint16_t));
   m.stats.padding_ratio = m.nnz > 0 ? static_cast<double>(stored) / static_cast<double>(m.nnz) : 1.0;
-  m.stats.params = params_text(plan);
   return m;
 }
 

@@ -85,6 +85,7 @@ TEST(PanelBuild, PicksPanelAndPieceSizesFromTheNonzeros) {
   EXPECT_EQ(m.params.panel_entries, panel::min_panel_entries);
   EXPECT_EQ(m.params.piece_entries, panel::min_panel_entries / panel::round_entries / 2);  // 8
   EXPECT_NE(m.stats.params.find("entries<=16384"), std::string::npos) << m.stats.params;
+  EXPECT_EQ(m.stats.params.rfind("panels=" + std::to_string(m.panel_row.size() - 1) + " ", 0), 0u) << m.stats.params;
   EXPECT_GE(m.stats.padding_ratio, 1.0);
   panel::panel_params fixed;
   fixed.panel_entries = 4096;
