@@ -477,15 +477,16 @@ int run_typed(const run_options& o) {
   const auto formats = dist::allgather(s.format, world);
   const auto reasons = dist::allgather(s.format_reason, world);
   const auto params = dist::allgather(s.format_params, world);
+  const auto halo_formats = dist::allgather(s.halo_format, world);
   if (!root) return check_failed ? 1 : 0;
 
   fmt::print("{:>5} {:>11} {:>12} {:>11} {:>10} {:>9} {:>10} {:>5} {:>10} {:>10} {:>10}  {}\n", "rank", "rows", "nnz",
              "interior", "boundary", "ghosts", "halo KiB", "nbrs", "local us", "comm us", "apply us", "format");
   for (int r = 0; r < ranks; ++r) {
     const auto& v = records[r];
-    fmt::print("{:>5} {:>11} {:>12} {:>11} {:>10} {:>9} {:>10.1f} {:>5} {:>10.1f} {:>10.1f} {:>10.1f}  {} [{}] ({})\n",
+    fmt::print("{:>5} {:>11} {:>12} {:>11} {:>10} {:>9} {:>10.1f} {:>5} {:>10.1f} {:>10.1f} {:>10.1f}  {} [{}]{} ({})\n",
                r, v[0], v[1], v[2], v[3], v[4], v[4] * sizeof(V) / 1024.0, v[6], v[7] / 1e3, v[8] / 1e3, v[9] / 1e3,
-               formats[r], params[r], reasons[r]);
+               formats[r], params[r], halo_formats[r].empty() ? "" : ", halo " + halo_formats[r], reasons[r]);
   }
   fmt::print("timings over {} iterations after {} warm-up, us (median of the slowest rank; min / median / max over "
              "ranks of each rank's median):\n",
@@ -617,7 +618,8 @@ int run_typed(const run_options& o) {
                                {"ghosts", v[4]}, {"halo_bytes", v[4] * static_cast<std::int64_t>(sizeof(V))},
                                {"sends", v[5]}, {"neighbours", v[6]}, {"local_us", v[7] / 1e3},
                                {"exchange_us", v[8] / 1e3}, {"apply_us", v[9] / 1e3}, {"format", formats[r]},
-                               {"format_reason", reasons[r]}, {"format_params", params[r]}});
+                               {"format_reason", reasons[r]}, {"format_params", params[r]},
+                               {"halo_format", halo_formats[r]}});
       if (vendor_asked && v[10] >= 0) {
         auto& e = j["per_rank"].back();
         e["cusparse_caller_order_us"] = v[10] / 1e3;

@@ -539,14 +539,23 @@ void distributed_matrix<V>::impl::build_halo_operator() {
     short_halo = {};
     short_storage = device_storage();
     const auto a_halo = convert_csr<V, index_type>(plan.a_halo);
+    std::string chosen;  // the halo operator's format
     if (plain) {
       short_halo.rows = a_halo.rows;
       short_halo.row_ptr = short_storage.upload(a_halo.row_ptr);
       short_halo.col_idx = short_storage.upload(a_halo.col_idx);
       short_halo.values = short_storage.upload(a_halo.values);
     } else if (a_halo.rows > 0) {
-      halo = make_operator<V>("csr", a_halo, options.where);
+      // The halo block carries the cut's nonzeros: half of them on R-MAT over 2 ranks. With
+      // `--format auto` on the GPU the selector picks its format too: on 2 H200s (rmat:22:16, 16 M
+      // nonzeros per halo block) cuSPARSE CSR took the local SpMV from 289-294 to 262-277 us, where
+      // adaptive CSR ran 0.91-0.93x one cuSPARSE call on the rank's rows
+      // (jobs/results/2026-11-27_h200_panels, run 132).
+      const bool select = cuda() && options.format == "auto";
+      chosen = select ? select_format(compute_row_statistics(a_halo), options.where).format : "csr";
+      halo = make_operator<V>(chosen, a_halo, options.where);
     }
+    summary.halo_format = plain ? "plain" : chosen;
   });
 }
 

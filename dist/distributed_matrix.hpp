@@ -120,6 +120,10 @@ struct rank_summary {
   std::string format;                   ///< local format in use
   std::string format_reason;            ///< why (auto) or "requested"
   std::string format_params;            ///< the format's parameters as built (e.g. "kernel=adaptive pattern")
+  /// The halo block's format (boundary rows x ghost columns): "plain" (one thread per short row),
+  /// "csr" (adaptive CSR), the selector's pick on the CUDA backend with `--format auto`, or empty
+  /// without a halo.
+  std::string halo_format;
 };
 
 /// Partition quality (collective figures, equal on every rank).
