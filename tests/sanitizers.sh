@@ -29,7 +29,8 @@ asan_targets=(
   io_roundtrip_test io_petsc_binary_test io_vector_io_test cli_vectors_test
   local_kernels_formats_test local_kernels_csr_tiles_test local_kernels_csr_build_test local_kernels_hll_build_test
   local_kernels_hdia_build_test local_kernels_ipcsr_build_test local_kernels_ellr_build_test
-  local_kernels_pellr_build_test local_kernels_sell_build_test local_kernels_format_selector_test
+  local_kernels_pellr_build_test local_kernels_sell_build_test local_kernels_panel_build_test
+  local_kernels_format_selector_test
   partition_test ptscotch_test label_propagation_test ordering_test
   dist_test auto_partition_test split_rows_test solvers_test c_api_test fortran_api_test
   distspmv
@@ -37,8 +38,8 @@ asan_targets=(
 tsan_targets=(
   local_kernels_formats_test local_kernels_csr_tiles_test local_kernels_csr_build_test local_kernels_hll_build_test
   local_kernels_hdia_build_test local_kernels_ipcsr_build_test local_kernels_ellr_build_test
-  local_kernels_pellr_build_test local_kernels_sell_build_test local_kernels_format_selector_test
-  io_generators_test ordering_test
+  local_kernels_pellr_build_test local_kernels_sell_build_test local_kernels_panel_build_test
+  local_kernels_format_selector_test io_generators_test ordering_test
 )
 # The tests of those targets (a regular expression over ctest's names).
 tsan_tests='^(local_kernels_.*|io_generators_test|ordering_test)$'
