@@ -24,9 +24,10 @@
 //     i = 0..rows (rows + 1 values, the last = the panel's slots)
 //   entry k: values[k], col_idx[k], slot[k] (16-bit, the panel's slot; padding_slot: padding)
 //
-// Measured on one H200 (jobs/results/2026-11-27_h200_panels): rmat:22:16 in double, rows in
-// degree or rcm order, 325-333 us against cuSPARSE CSR's 544 us on the caller's numbering (1.64-1.68x)
-// and csr-split's 478-482 us; in the caller's random numbering 510 us (1.07x).
+// Measured on one H200 (jobs/results/2026-11-27_h200_panels): rmat:22:16 in double after rcm
+// (--order auto), 336.9 us as the distributed local SpMV against cuSPARSE CSR's 543.5 us on the
+// caller's numbering (1.61x) and csr-split's 478-482 us; in degree order 320.3 us; in the
+// generator's random numbering 518-528 us (1.03-1.06x).
 #pragma once
 
 #include <cstdint>
