@@ -62,6 +62,18 @@ csr_matrix<ValueType, index_type> download_csr(const device_csr_view<ValueType>&
   DSPMV_BAD_INPUT(source, "indices", "columns of row " + std::to_string(row) + " are not sorted and unique");
 }
 
+/// validate_csr's refusals of a row pointer downloaded by a GPU builder, in its order
+/// (download_csr(a) has nnz columns: validate_csr words a wrong end as the columns' count).
+inline void check_row_pointer(const std::vector<offset_type>& row_ptr, offset_type nnz, const std::string& source) {
+  using std::to_string;
+  if (row_ptr[0] != 0) DSPMV_BAD_INPUT(source, "indptr", "does not start at 0");
+  for (std::size_t r = 0; r + 1 < row_ptr.size(); ++r)
+    if (row_ptr[r + 1] < row_ptr[r]) DSPMV_BAD_INPUT(source, "indptr", "decreases at row " + to_string(r));
+  if (row_ptr.back() != nnz)
+    DSPMV_BAD_INPUT(source, "indices",
+                    "has " + to_string(nnz) + " entries but indptr ends at " + to_string(row_ptr.back()));
+}
+
 /// Downloads `n` entries of a device array (tests, small per-row plans). Synchronous.
 template <typename T>
 std::vector<T> download_array(const T* device, std::size_t n) {

@@ -58,18 +58,6 @@ __global__ void __launch_bounds__(check_threads)
   }
 }
 
-/// validate_csr's refusals of the row pointer, in its order (download_csr(a) has nnz columns:
-/// validate_csr words a wrong end as the columns' count).
-void check_row_pointer(const std::vector<offset_type>& row_ptr, offset_type nnz) {
-  using std::to_string;
-  if (row_ptr[0] != 0) DSPMV_BAD_INPUT(source, "indptr", "does not start at 0");
-  for (std::size_t r = 0; r + 1 < row_ptr.size(); ++r)
-    if (row_ptr[r + 1] < row_ptr[r]) DSPMV_BAD_INPUT(source, "indptr", "decreases at row " + to_string(r));
-  if (row_ptr.back() != nnz)
-    DSPMV_BAD_INPUT(source, "indices",
-                    "has " + to_string(nnz) + " entries but indptr ends at " + to_string(row_ptr.back()));
-}
-
 /// validate_csr's refusals of the columns: the first bad nonzero, its row from the host's row
 /// pointer.
 template <typename V>
@@ -102,7 +90,7 @@ device_built<ipcsr_view<V>> build_cuda(device_csr<V>&& a, const ipcsr_params& pa
     DSPMV_BAD_INPUT(source, "shape",
                     "negative dimension " + std::to_string(d.rows) + " x " + std::to_string(d.cols));
   const std::vector<offset_type> row_ptr = download_array(d.row_ptr, static_cast<std::size_t>(d.rows) + 1);
-  check_row_pointer(row_ptr, d.nnz);
+  check_row_pointer(row_ptr, d.nnz, source);
 
   ipcsr_matrix<V> m = build_row_plan<V>(row_ptr, d.cols, params);
   device_built<ipcsr_view<V>> built;

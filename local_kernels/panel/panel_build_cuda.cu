@@ -173,11 +173,7 @@ device_built<panel_view<V>> build_cuda(device_csr<V>&& a, const panel_params& pa
 
   // 1. The row pointer and the plan.
   const std::vector<offset_type> row_ptr = download_array(d.row_ptr, static_cast<std::size_t>(d.rows) + 1);
-  if (row_ptr[0] != 0) DSPMV_BAD_INPUT(source, "indptr", "does not start at 0");
-  for (global_index_type r = 0; r < d.rows; ++r)
-    if (row_ptr[r + 1] < row_ptr[r]) DSPMV_BAD_INPUT(source, "indptr", "decreases at row " + to_string(r));
-  if (row_ptr.back() != d.nnz)
-    DSPMV_BAD_INPUT(source, "indices", "has " + to_string(d.nnz) + " entries but indptr ends at " + to_string(row_ptr.back()));
+  check_row_pointer(row_ptr, d.nnz, source);
   panel_plan plan = plan_panels(row_ptr, params);
   const index_type panels = static_cast<index_type>(plan.panel_row.size() - 1);
   const offset_type nnz = d.nnz;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <set>
 
+#include "local_kernels/device_csr.hpp"
 #include "local_kernels/panel/panel.hpp"
 #include "tests/support/test_matrices.hpp"
 
@@ -106,6 +107,37 @@ TEST(PanelBuild, RefusesInvalidParameters) {
   p = {};
   p.piece_entries = -1;
   EXPECT_THROW(panel::build(a, p), bad_input);
+}
+
+// The GPU builders (ipcsr, panel) check the downloaded row pointer with check_row_pointer: it must
+// refuse what validate_csr refuses, with the same words.
+TEST(PanelBuild, RowPointerChecksWordedAsValidateCsr) {
+  const auto message = [](auto&& f) {
+    try {
+      f();
+    } catch (const bad_input& e) {
+      return std::string(e.what());
+    }
+    return std::string("no refusal");
+  };
+  auto a = test::random_csr(20, 20, 1, 4, 5);
+  const auto same = [&](const std::string& what) {
+    const std::string host = message([&] { validate_csr(a, "src"); });
+    const std::string gpu = message([&] { check_row_pointer(a.row_ptr, static_cast<offset_type>(a.col_idx.size()), "src"); });
+    EXPECT_NE(host, "no refusal") << what;
+    EXPECT_EQ(gpu, host) << what;
+  };
+  auto saved = a.row_ptr;
+  a.row_ptr[0] = 1;
+  same("start");
+  a.row_ptr = saved;
+  std::swap(a.row_ptr[7], a.row_ptr[8]);
+  same("decrease");
+  a.row_ptr = saved;
+  a.row_ptr.back() += 1;
+  same("end");
+  a.row_ptr = saved;
+  EXPECT_NO_THROW(check_row_pointer(a.row_ptr, static_cast<offset_type>(a.col_idx.size()), "src"));
 }
 
 }  // namespace
