@@ -43,9 +43,10 @@ cli_commands define_cli(CLI::App& cli, cli_options& options, const std::string& 
                "PETSc user gets) and in ours (the kernel alone), and report both ratios; re-reads the rows, and "
                "needs a second copy of them on the host and the GPU");
   cli.add_option("--transport", run.transport,
-                 "halo exchange: auto (one GPU per rank: cuda-ipc on one host, nccl across hosts; else MPI), nccl, "
-                 "cuda-ipc, mpi-cuda, mpi-staged, mpi-host")
-      ->check(CLI::IsMember({"auto", "nccl", "cuda-ipc", "mpi-cuda", "mpi-staged", "mpi-host"}))
+                 "halo exchange: auto (one GPU per rank: peer-put on one host, nccl across hosts; else MPI), nccl, "
+                 "peer-put (the GPUs store the halo into each other's memory and raise flags there; one host), "
+                 "cuda-ipc (copy engines, host handshake; one host), mpi-cuda, mpi-staged, mpi-host")
+      ->check(CLI::IsMember({"auto", "nccl", "peer-put", "cuda-ipc", "mpi-cuda", "mpi-staged", "mpi-host"}))
       ->capture_default_str();
   cli.add_option("--cuda-graphs", run.cuda_graphs,
                  "on: an apply that repeats the previous one's vectors and scalars is captured once and then "
@@ -134,8 +135,8 @@ CLI::App* add_solve_command(CLI::App& cli, solve_options& o) {
   s->add_option("--backend", o.backend, "where the solve runs: auto (cuda when every rank has a GPU), cuda, host")
       ->check(CLI::IsMember({"auto", "cuda", "host"}))
       ->capture_default_str();
-  s->add_option("--transport", o.transport, "halo exchange: auto, nccl, cuda-ipc, mpi-cuda, mpi-staged, mpi-host")
-      ->check(CLI::IsMember({"auto", "nccl", "cuda-ipc", "mpi-cuda", "mpi-staged", "mpi-host"}))
+  s->add_option("--transport", o.transport, "halo exchange: auto, nccl, peer-put, cuda-ipc, mpi-cuda, mpi-staged, mpi-host")
+      ->check(CLI::IsMember({"auto", "nccl", "peer-put", "cuda-ipc", "mpi-cuda", "mpi-staged", "mpi-host"}))
       ->capture_default_str();
   s->add_option("--cuda-graphs", o.cuda_graphs, "apply as a CUDA graph where it can (see distspmv --help)")
       ->check(CLI::IsMember({"on", "off"}))

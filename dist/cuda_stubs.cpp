@@ -70,6 +70,13 @@ template std::unique_ptr<halo_transport<double>> make_ipc_transport(MPI_Comm, co
 template std::unique_ptr<halo_transport<float>> make_ipc_transport(MPI_Comm, const halo_pattern&, const float*,
                                                                    float*);
 
+template <typename V>
+std::unique_ptr<halo_transport<V>> make_peer_put_transport(MPI_Comm, const halo_pattern&, V*) {
+  DSPMV_NOT_COMPILED("CUDA");
+}
+template std::unique_ptr<halo_transport<double>> make_peer_put_transport(MPI_Comm, const halo_pattern&, double*);
+template std::unique_ptr<halo_transport<float>> make_peer_put_transport(MPI_Comm, const halo_pattern&, float*);
+
 }  // namespace distspmv::dist
 
 namespace distspmv::dist {

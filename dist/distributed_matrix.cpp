@@ -670,8 +670,12 @@ void distributed_matrix<V>::impl::comm_stream_follows_caller() {
 template <typename V>
 void distributed_matrix<V>::impl::exchange_device_enqueue(const V* x) {
   comm_stream_follows_caller();
-  gpu::gather(x, send_idx, plan.pattern.send_total(), send_buf, comm_stream.get());
-  transport->begin(comm_stream.get());
+  if (transport->gathers()) {
+    transport->begin_from(x, send_idx, comm_stream.get());
+  } else {
+    gpu::gather(x, send_idx, plan.pattern.send_total(), send_buf, comm_stream.get());
+    transport->begin(comm_stream.get());
+  }
   transport->end(comm_stream.get());
 }
 
@@ -718,7 +722,7 @@ std::string distributed_matrix<V>::impl::graphs_state() const {
   if (!cuda()) return "off: host backend";
   if (!options.cuda_graphs) return "off: requested";
   if (graphs_refused) return "off: the apply could not be captured";
-  return "off: the " + std::string(to_string(choice.kind)) + " exchange waits on the host (nccl can be captured)";
+  return "off: the " + std::string(to_string(choice.kind)) + " exchange waits on the host (peer-put and nccl can be captured)";
 }
 
 /// The apply as a CUDA graph (matrix_options::cuda_graphs): an apply whose key repeats the previous

@@ -42,12 +42,14 @@ enum class partitioner { metis, block, automatic, ptscotch, lp };
 
 /// How the halo of x travels between ranks (DESIGN.md §5).
 enum class transport_kind {
-  automatic,   ///< CUDA backend, one GPU per rank: cuda_ipc on one host, NCCL across hosts; else MPI
+  automatic,   ///< CUDA backend, one GPU per rank: peer_put on one host, NCCL across hosts; else MPI
   nccl,        ///< NCCL grouped send/recv, device buffers (CUDA backend)
   mpi_cuda,    ///< MPI on device buffers (needs a CUDA-aware MPI)
   mpi_staged,  ///< device → pinned host, MPI persistent requests, → device (CUDA backend)
   mpi_host,    ///< MPI persistent requests on host buffers (host backend)
   cuda_ipc,    ///< copy-engine copies between the GPUs of one node through CUDA IPC (CUDA backend)
+  peer_put,    ///< the GPUs of one node store the halo into each other's memory and raise flags there:
+               ///< no host in the exchange, capturable in a CUDA graph (CUDA backend)
 };
 
 /// Locality ordering of each rank's rows (and the same owned columns) inside the partitioned
@@ -65,7 +67,7 @@ enum class row_order {
 const char* to_string(partitioner p);
 const char* to_string(transport_kind t);
 const char* to_string(row_order o);
-/// Parses the command-line names: auto|metis|ptscotch|lp|block, auto|nccl|cuda-ipc|mpi-cuda|mpi-staged|mpi-host
+/// Parses the command-line names: auto|metis|ptscotch|lp|block, auto|nccl|peer-put|cuda-ipc|mpi-cuda|mpi-staged|mpi-host
 /// and none|degree|rcm|auto.
 partitioner parse_partitioner(const std::string& name);
 transport_kind parse_transport(const std::string& name);
@@ -93,7 +95,7 @@ struct matrix_options {
   /// apply's x, y, alpha and beta, as a solver's loop does, is captured once into a CUDA graph and
   /// launched as one graph from then on (up to 4 graphs are kept): one launch of host time instead
   /// of one per kernel and, with NCCL, of ncclGroupEnd's 26-43 us. It applies with one rank and
-  /// with the nccl transport; the other transports wait on MPI on the host and stay eager
+  /// with the peer-put and nccl transports; the others wait on MPI on the host and stay eager
   /// (cuda_graphs() says which). With several ranks, every rank must call apply with its vectors in
   /// the same roles (SPMD code does): NCCL requires a captured exchange to be captured, and
   /// launched, on every rank of it.

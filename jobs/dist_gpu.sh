@@ -2,7 +2,13 @@
 # Multi-GPU checks and benchmarks of the distributed engine, one call on a GPU machine
 # (DEVICE.md; issues 4-6). Logs and JSON go to $OUT (the device tool's folder).
 #
-#   jobs/dist_gpu.sh build tests bench-weak bench-strong cg       (any subset, in that order)
+#   jobs/dist_gpu.sh build tests bench-weak bench-strong cg floor small table   (any subset, in that order)
+#
+# floor: the exchange floor (issue 36): gen:poisson3d:32 and soc-Slashdot0902 at 1, 2 and 4 GPUs
+# over each of FLOOR_TRANSPORTS (default "peer-put cuda-ipc nccl"). small: the shared matrices of
+# 0.3-3 M nonzeros at 1 and 4 GPUs with the default options. table: issue 36's scaling table at 1,
+# 2 and 4 GPUs with the default options (stencil27:200, rmat:22:16, the bench lognormal, weak
+# poisson3d 200/252/317), R-MAT and lognormal also against cuSPARSE (--vs-cusparse).
 #
 # BUILD_TARGETS (default: all) limits the build. TRANSPORTS (default "nccl cuda-ipc mpi-staged") and RMAT_SCALE (24; 0 skips
 # R-MAT) trim the benchmarks, TEST_NP and TEST_TRANSPORTS the tests. GPUS (default: all visible) caps the sweep; with fewer GPUs
@@ -114,6 +120,43 @@ if has cg; then
   for g in $(sweep); do
     mpi "$g" "$bin" solve "$cg_matrix" --method cg --rtol 1e-8 --partition block \
       --json "$OUT/runs/cg_poisson_g$g.json" >"$OUT/runs/cg_poisson_g$g.log" 2>&1 || { status=1; tail -5 "$OUT/runs/cg_poisson_g$g.log"; }
+  done
+fi
+
+progress() { echo "$(date +%T) $*" >> "$OUT/progress.txt"; }
+
+if has floor; then
+  echo "=== exchange floor: poisson3d:32 and Slashdot, 1/2/4 GPUs, ${FLOOR_TRANSPORTS:=peer-put cuda-ipc nccl}"
+  for m in gen:poisson3d:32 "$DISTSPMV_MATRICES/soc-Slashdot0902.mtx.gz"; do
+    tag=$(basename "$m" .mtx.gz | tr ':' '_')
+    for g in $(sweep); do
+      for t in $FLOOR_TRANSPORTS; do
+        [ "$g" = 1 ] && [ "$t" != peer-put ] && continue
+        run_case "floor_${tag}_g${g}_$t" "$g" "$m" --transport "$t" --iters 300; progress "floor $tag g$g $t"
+      done
+    done
+  done
+fi
+
+if has small; then
+  echo "=== the shared matrices of 0.3-3 M nonzeros, 1 and $GPUS GPUs, default options"
+  for f in uk-2007-05@100000 soc-Slashdot0902-u soc-Slashdot0902 cage11 cit-HepPh vsp_model1_crew1_cr42_south31 \
+           email-Enron musae-facebook; do
+    for g in 1 "$GPUS"; do
+      run_case "small_${f}_g$g" "$g" "$DISTSPMV_MATRICES/$f.mtx.gz" --iters 300; progress "small $f g$g"
+    done
+  done
+fi
+
+if has table; then
+  echo "=== issue 36's table: 1, 2, 4 GPUs, default options"
+  declare -A weak=([1]=200 [2]=252 [4]=317 [8]=400)
+  for g in $(sweep); do
+    run_case "table_stencil27_g$g" "$g" gen:stencil27:200; progress "table stencil27 g$g"
+    run_case "table_rmat_g$g" "$g" gen:rmat:22:16 --seed 11 --vs-cusparse; progress "table rmat g$g"
+    run_case "table_lognormal_g$g" "$g" gen:lognormal:4000000:2.0:1.0:300000 --seed 9 --vs-cusparse
+    progress "table lognormal g$g"
+    run_case "table_weak_g$g" "$g" "gen:poisson3d:${weak[$g]}"; progress "table weak g$g"
   done
 fi
 

@@ -51,7 +51,8 @@ module distspmv
   integer(c_int), parameter :: DISTSPMV_BACKEND_CUDA = 0, DISTSPMV_BACKEND_HOST = 1
   integer(c_int), parameter :: DISTSPMV_TRANSPORT_AUTO = 0, DISTSPMV_TRANSPORT_NCCL = 1, &
                                DISTSPMV_TRANSPORT_MPI_CUDA = 2, DISTSPMV_TRANSPORT_MPI_STAGED = 3, &
-                               DISTSPMV_TRANSPORT_MPI_HOST = 4, DISTSPMV_TRANSPORT_CUDA_IPC = 5
+                               DISTSPMV_TRANSPORT_MPI_HOST = 4, DISTSPMV_TRANSPORT_CUDA_IPC = 5, &
+                               DISTSPMV_TRANSPORT_PEER_PUT = 6
   integer(c_int), parameter :: DISTSPMV_ORDER_NONE = 0, DISTSPMV_ORDER_DEGREE = 1, DISTSPMV_ORDER_RCM = 2, &
                                DISTSPMV_ORDER_AUTO = 3
 

@@ -81,12 +81,13 @@ typedef enum distspmv_backend {
 } distspmv_backend;
 
 typedef enum distspmv_transport {
-  DISTSPMV_TRANSPORT_AUTO = 0, /* one GPU per rank: CUDA IPC on one host, NCCL across hosts; else MPI */
+  DISTSPMV_TRANSPORT_AUTO = 0, /* one GPU per rank: peer-put on one host, NCCL across hosts; else MPI */
   DISTSPMV_TRANSPORT_NCCL = 1,
   DISTSPMV_TRANSPORT_MPI_CUDA = 2,
   DISTSPMV_TRANSPORT_MPI_STAGED = 3,
   DISTSPMV_TRANSPORT_MPI_HOST = 4,
-  DISTSPMV_TRANSPORT_CUDA_IPC = 5
+  DISTSPMV_TRANSPORT_CUDA_IPC = 5,
+  DISTSPMV_TRANSPORT_PEER_PUT = 6 /* the GPUs of one host store the halo into each other's memory */
 } distspmv_transport;
 
 typedef enum distspmv_order {

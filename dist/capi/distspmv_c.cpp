@@ -216,6 +216,7 @@ local_problem convert_options(const distspmv_options* in, distspmv::matrix_optio
     case DISTSPMV_TRANSPORT_MPI_STAGED: out.transport = distspmv::transport_kind::mpi_staged; break;
     case DISTSPMV_TRANSPORT_MPI_HOST: out.transport = distspmv::transport_kind::mpi_host; break;
     case DISTSPMV_TRANSPORT_CUDA_IPC: out.transport = distspmv::transport_kind::cuda_ipc; break;
+    case DISTSPMV_TRANSPORT_PEER_PUT: out.transport = distspmv::transport_kind::peer_put; break;
     default:
       return invalid("opts->transport = " + std::to_string(c_enum_value(o.transport)) +
                      " is not a distspmv_transport");

@@ -1,10 +1,14 @@
 // NCCL grouped send/recv on device buffers, on the exchange stream (DESIGN.md §5). The
-// communicator is bootstrapped from MPI (rank 0's unique id is broadcast) and shared by every
-// matrix on the same ranks and GPU: creating one takes a good part of a second, and a solver or a
-// test suite creates many matrices.
+// communicator is bootstrapped from MPI (rank 0's unique id is broadcast) and made once per set of
+// ranks and GPU: every matrix built on the same communicator shares it, and it lives until
+// MPI_Finalize. Creating one takes 0.3-0.55 s, and a solver or a test suite builds many matrices;
+// destroying one is a collective of its ranks in recent NCCL, which a matrix destructor (run
+// wherever each rank's program frees it) must not be.
 #include <cuda_runtime.h>
+#include <mpi.h>
 #include <nccl.h>
 
+#include <cstdlib>
 #include <exception>
 #include <map>
 #include <memory>
@@ -17,6 +21,7 @@
 #include "common/errors.hpp"
 #include "dist/setup/mpi_util.hpp"
 #include "dist/transport/transport.hpp"
+#include "dist/watchdog.hpp"
 
 #define DSPMV_NCCL_CHECK(call)                                                                       \
   do {                                                                                               \
@@ -35,17 +40,70 @@ constexpr ncclDataType_t nccl_type() {
 
 using shared_comm = std::shared_ptr<ncclComm>;
 
-/// The NCCL communicator over `comm`'s processes on this process's current GPU: reused while a
-/// matrix still holds one for the same world ranks and GPU, created otherwise. Collective: the
-/// ranks agree (one Allreduce) whether every one of them can reuse its cached communicator, so a
-/// rank whose matrices are all gone makes the others create a fresh one too. A rank that fails
-/// before a collective here still joins it, with a flag, so that no other rank waits in it.
+/// The communicators made so far, by (world ranks, GPU). Never destroyed at exit: NCCL's teardown
+/// after CUDA's would fail; MPI_Finalize destroys them (destroy_at_finalize), in key order, which
+/// is the same on every rank.
+using comm_key = std::pair<std::vector<int>, int>;
+std::map<comm_key, shared_comm>& comm_cache() {
+  static auto* cache = new std::map<comm_key, shared_comm>;
+  return *cache;
+}
+/// Communicators replaced in the cache (a rank lost its own after a failed setup): destroyed with
+/// the rest at MPI_Finalize, since destroying one is a collective that the other ranks skip.
+std::vector<shared_comm>& retired() {
+  static auto* r = new std::vector<shared_comm>;
+  return *r;
+}
+std::mutex& cache_mutex() {
+  static auto* m = new std::mutex;
+  return *m;
+}
+
+int destroy_all(MPI_Comm, int, void*, void*) {
+  std::lock_guard<std::mutex> lock(cache_mutex());
+  comm_cache().clear();  // the last reference: ncclCommDestroy (matrices still alive keep theirs)
+  retired().clear();
+  return MPI_SUCCESS;
+}
+
+/// MPI_Finalize frees MPI_COMM_SELF first, and with it this attribute: the communicators go then.
+void destroy_at_finalize() {
+  static bool registered = false;
+  if (registered) return;
+  int keyval = MPI_KEYVAL_INVALID;
+  DSPMV_MPI_CHECK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, destroy_all, &keyval, nullptr));
+  DSPMV_MPI_CHECK(MPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr));
+  registered = true;
+}
+
+/// NVLink multicast stays off in every process (DEVICE.md: a program using it can put a shared
+/// host's GPUs out of service), unless the user set the variable.
+void keep_multicast_off() { setenv("NCCL_NVLS_ENABLE", "0", /*overwrite=*/0); }
+
+/// MPI_Allreduce(MIN) of `v` polled under the halo watchdog: a rank that never arrives (stopped,
+/// or on another path through setup) ends the job with `step` named instead of a hang.
+void watched_min(int* v, int n, MPI_Comm comm, const char* step) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  DSPMV_MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, v, n, MPI_INT, MPI_MIN, comm, &request));
+  watchdog::wait_until(
+      [&] {
+        int done = 0;
+        DSPMV_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
+        return done != 0;
+      },
+      [step] { return std::string("the other ranks at setup step '") + step + "'"; }, false);
+}
+
+/// The NCCL communicator over `comm`'s processes on this process's current GPU: the one made
+/// earlier for the same world ranks and GPU, else a new one. Collective: the ranks agree (one
+/// watched allreduce) whether every one of them has it, so that all create it or none does. A
+/// rank that fails before a collective here still joins it, with a flag, so that no rank waits.
 shared_comm nccl_comm_for(MPI_Comm comm) {
-  static std::mutex mutex;
-  static std::map<std::pair<std::vector<int>, int>, std::weak_ptr<ncclComm>> cache;
+  keep_multicast_off();
   std::exception_ptr failure;
-  std::pair<std::vector<int>, int> key;
+  comm_key key;
   try {
+    destroy_at_finalize();
     MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
     DSPMV_MPI_CHECK(MPI_Comm_group(comm, &group));
     DSPMV_MPI_CHECK(MPI_Comm_group(MPI_COMM_WORLD, &world));
@@ -62,13 +120,14 @@ shared_comm nccl_comm_for(MPI_Comm comm) {
     failure = std::current_exception();
   }
 
-  std::lock_guard<std::mutex> lock(mutex);
-  shared_comm found = failure ? nullptr : cache[key].lock();
-  int agreed[2] = {found ? 1 : 0, failure ? 0 : 1};  // every rank has one; every rank got this far
-  DSPMV_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, agreed, 2, MPI_INT, MPI_MIN, comm));
+  std::lock_guard<std::mutex> lock(cache_mutex());
+  auto& cache = comm_cache();
+  const auto cached = failure ? cache.end() : cache.find(key);
+  int agreed[2] = {cached != cache.end() ? 1 : 0, failure ? 0 : 1};  // every rank has one; got this far
+  watched_min(agreed, 2, comm, "NCCL communicator");
   if (failure) std::rethrow_exception(failure);
   if (!agreed[1]) throw error("NCCL communicator: another rank failed before creating it", __FILE__, __LINE__);
-  if (agreed[0]) return found;
+  if (agreed[0]) return cached->second;
   struct {
     ncclUniqueId id;
     int ok;
@@ -79,6 +138,7 @@ shared_comm nccl_comm_for(MPI_Comm comm) {
   ncclComm_t raw = nullptr;
   DSPMV_NCCL_CHECK(ncclCommInitRank(&raw, comm_size(comm), root.id, comm_rank(comm)));
   shared_comm made(raw, [](ncclComm_t c) { ncclCommDestroy(c); });
+  if (cached != cache.end()) retired().push_back(cached->second);  // others lost theirs: all create anew
   cache[key] = made;
   return made;
 }

@@ -13,13 +13,15 @@ transport_choice choose_transport(transport_kind requested, const transport_cont
     case transport_kind::automatic:
       if (host) return {transport_kind::mpi_host, "host backend: MPI on host buffers"};
       if (c.ranks == 1) return {transport_kind::mpi_staged, "one rank: no halo to exchange"};
-      // One host, one GPU per rank: the copy engines pull the halo, and no communication kernel
-      // competes with the local SpMV (2x H200: overlap 0.94-0.96 against NCCL's 0.59-0.94, apply
-      // 1-2% faster; README.md, 'Measured on H200 machines'). Not where ranks share a GPU: there
-      // each handshake waits for the other process's time slice (H100, 2 ranks, poisson3d:96:
-      // apply 4485 us over cuda-ipc, 353 us over staged MPI).
+      // One host, one GPU per rank: the GPUs store the halo into each other's memory and raise
+      // flags there, with no host in the exchange and the whole apply in one CUDA graph (issue 36;
+      // cuda-ipc's host handshake floors at 29-50 us per exchange). Not where ranks share a GPU:
+      // there a kernel spinning on a flag holds the GPU while the other process's time slice,
+      // which would raise the flag, waits (H100, 2 ranks, poisson3d:96 over cuda-ipc, whose
+      // handshake waits likewise: apply 4485 us, 353 us over staged MPI).
       if (c.single_node && !c.gpu_shared)
-        return {transport_kind::cuda_ipc, "all ranks on one host, one GPU each: copy engines pull the halo over CUDA IPC"};
+        return {transport_kind::peer_put,
+                "all ranks on one host, one GPU each: the GPUs put the halo into each other's memory (peer-put)"};
       if (c.nccl_compiled && !c.gpu_shared) return {transport_kind::nccl, "several hosts, NCCL available, one GPU per rank"};
       if (c.mpi_cuda_aware)
         return {transport_kind::mpi_cuda, c.gpu_shared ? "ranks share a GPU (NCCL refuses that); MPI is CUDA-aware"
@@ -42,6 +44,7 @@ transport_choice choose_transport(transport_kind requested, const transport_cont
     case transport_kind::mpi_staged:
       if (host) refuse("needs --backend cuda; the host backend uses mpi-host");
       return {requested, "requested"};
+    case transport_kind::peer_put:
     case transport_kind::cuda_ipc:
       if (host && !c.single_node)
         refuse("needs --backend cuda and all ranks on one host: the ranks run on several hosts and CUDA IPC "
@@ -62,6 +65,7 @@ std::unique_ptr<halo_transport<V>> make_transport(transport_kind kind, MPI_Comm 
     case transport_kind::mpi_staged: return make_staged_transport(comm, pattern, send, recv);
     case transport_kind::nccl: return make_nccl_transport(comm, pattern, send, recv);
     case transport_kind::cuda_ipc: return make_ipc_transport(comm, pattern, send, recv);
+    case transport_kind::peer_put: return make_peer_put_transport(comm, pattern, recv);
     case transport_kind::automatic: break;
   }
   throw error("make_transport: transport not chosen", __FILE__, __LINE__);

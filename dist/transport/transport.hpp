@@ -21,6 +21,11 @@ class halo_transport {
   /// Starts the exchange of `send` (pattern.send_total() entries) into `recv`. Device transports
   /// order their work after what is already on `stream`; the host transport starts the requests.
   virtual void begin(cuda_stream_t stream) = 0;
+  /// True where the transport packs x's send entries itself (peer-put stores them straight into
+  /// the neighbours' ghost buffers): the caller then calls begin_from() instead of packing into
+  /// the send buffer and calling begin().
+  virtual bool gathers() const { return false; }
+  virtual void begin_from(const V* /*x*/, const index_type* /*send_idx*/, cuda_stream_t stream) { begin(stream); }
   /// Finishes it: host transports return with `recv` filled; device transports return once the
   /// remaining work is enqueued on `stream` (the caller waits on it with an event).
   virtual void end(cuda_stream_t stream) = 0;
@@ -68,6 +73,10 @@ std::unique_ptr<halo_transport<V>> make_staged_transport(MPI_Comm comm, const ha
 template <typename V>
 std::unique_ptr<halo_transport<V>> make_ipc_transport(MPI_Comm comm, const halo_pattern& pattern, const V* send,
                                                       V* recv);
+/// peer-put writes into `recv` from the neighbours' GPUs: `recv` must start its own cudaMalloc
+/// allocation (CUDA IPC exports whole allocations).
+template <typename V>
+std::unique_ptr<halo_transport<V>> make_peer_put_transport(MPI_Comm comm, const halo_pattern& pattern, V* recv);
 template <typename V>
 std::unique_ptr<halo_transport<V>> make_nccl_transport(MPI_Comm comm, const halo_pattern& pattern, const V* send,
                                                        V* recv);
