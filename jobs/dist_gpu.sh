@@ -10,7 +10,7 @@
 # 2 and 4 GPUs with the default options (stencil27:200, rmat:22:16, the bench lognormal, weak
 # poisson3d 200/252/317), R-MAT and lognormal also against cuSPARSE (--vs-cusparse).
 #
-# BUILD_TARGETS (default: all) limits the build. TRANSPORTS (default "nccl cuda-ipc mpi-staged") and RMAT_SCALE (24; 0 skips
+# BUILD_TARGETS (default: all) limits the build. TRANSPORTS (default "peer-put nccl cuda-ipc mpi-staged") and RMAT_SCALE (24; 0 skips
 # R-MAT) trim the benchmarks, TEST_NP and TEST_TRANSPORTS the tests. GPUS (default: all visible) caps the sweep; with fewer GPUs
 # than ranks, ranks share GPUs (the -np 8 on 4 GPUs correctness check). A whole sweep takes longer than one device call (600 s):
 # run the stages in separate calls. Real matrices come from $DISTSPMV_MATRICES
@@ -26,8 +26,8 @@ export GTEST_COLOR=no   # the pass counts below are grepped from the logs
 [ -f .device-data/REVISION ] && export DISTSPMV_GIT_REVISION=$(cat .device-data/REVISION)
 BUILD=${BUILD:-build-gpu}
 GPUS=${GPUS:-$(nvidia-smi -L 2>/dev/null | wc -l)}
-TRANSPORTS=${TRANSPORTS:-nccl cuda-ipc mpi-staged}   # of the benchmarks
-TEST_TRANSPORTS=${TEST_TRANSPORTS:-nccl cuda-ipc mpi-staged}
+TRANSPORTS=${TRANSPORTS:-peer-put nccl cuda-ipc mpi-staged}   # of the benchmarks
+TEST_TRANSPORTS=${TEST_TRANSPORTS:-peer-put nccl cuda-ipc mpi-staged}
 stages=${*:-build tests}
 status=0
 has() { [[ " $stages " == *" $1 "* ]]; }

@@ -571,16 +571,19 @@ TEST(Distributed, TransportChoiceFollowsThePlacement) {
   c.where = backend::cuda;
   c.ranks = 4;
   c.nccl_compiled = true;
-  // One host, one GPU per rank: CUDA IPC. Ranks sharing a GPU: MPI (NCCL refuses a shared GPU;
+  // One host, one GPU per rank: peer-put. Ranks sharing a GPU: MPI (NCCL refuses a shared GPU;
   // CUDA IPC works there when asked for, but measured 13x slower than staged MPI).
-  EXPECT_EQ(choose_transport(transport_kind::automatic, c).kind, transport_kind::cuda_ipc);
+  EXPECT_EQ(choose_transport(transport_kind::automatic, c).kind, transport_kind::peer_put);
   EXPECT_EQ(choose_transport(transport_kind::nccl, c).kind, transport_kind::nccl);
+  EXPECT_EQ(choose_transport(transport_kind::cuda_ipc, c).kind, transport_kind::cuda_ipc);
   c.gpu_shared = true;
   EXPECT_EQ(choose_transport(transport_kind::automatic, c).kind, transport_kind::mpi_staged);
   EXPECT_THROW(choose_transport(transport_kind::nccl, c), bad_input);
   EXPECT_EQ(choose_transport(transport_kind::cuda_ipc, c).kind, transport_kind::cuda_ipc);
+  EXPECT_EQ(choose_transport(transport_kind::peer_put, c).kind, transport_kind::peer_put);
   // Several hosts: NCCL where every rank has its own GPU, else MPI.
   c.single_node = false;
+  EXPECT_THROW(choose_transport(transport_kind::peer_put, c), bad_input);
   try {
     choose_transport(transport_kind::cuda_ipc, c);
     ADD_FAILURE() << "cuda-ipc across hosts was accepted";
@@ -637,11 +640,12 @@ TEST(Distributed, HostsAreNamesOrMpiNodesWhicheverIsMore) {
 TEST(Distributed, TransportRequestsTheBackendCannotServeAreRefused) {
   if (test_backend() != backend::host) GTEST_SKIP() << "host backend check";
   auto o = host_options(partitioner::block);
-  for (auto t : {transport_kind::nccl, transport_kind::cuda_ipc, transport_kind::mpi_staged}) {
+  for (auto t : {transport_kind::nccl, transport_kind::cuda_ipc, transport_kind::peer_put, transport_kind::mpi_staged}) {
     o.transport = t;
     EXPECT_THROW(distributed_matrix<double>::from_source(MPI_COMM_WORLD, "gen:poisson3d:4", o), bad_input) << to_string(t);
   }
   EXPECT_EQ(parse_transport("cuda-ipc"), transport_kind::cuda_ipc);
+  EXPECT_EQ(parse_transport("peer-put"), transport_kind::peer_put);
   o.transport = transport_kind::mpi_host;
   auto m = distributed_matrix<double>::from_source(MPI_COMM_WORLD, "gen:poisson3d:4", o);
   EXPECT_EQ(m.transport(), transport_kind::mpi_host);
