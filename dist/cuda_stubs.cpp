@@ -38,8 +38,9 @@ template <typename V>
 void scatter_add(const V*, const index_type*, global_index_type, V*, cuda_stream_t) {
   DSPMV_NOT_COMPILED("CUDA");
 }
+void wait_ready(const ready_flags&, cuda_stream_t) { DSPMV_NOT_COMPILED("CUDA"); }
 template <typename V>
-void halo_product(const halo_csr<V>&, V, const V*, V*, cuda_stream_t) {
+void halo_product(const halo_csr<V>&, V, const V*, V*, cuda_stream_t, const ready_flags*) {
   DSPMV_NOT_COMPILED("CUDA");
 }
 template void gather(const double*, const index_type*, offset_type, double*, cuda_stream_t);
@@ -47,8 +48,9 @@ template void gather(const float*, const index_type*, offset_type, float*, cuda_
 
 template void scatter_add(const double*, const index_type*, global_index_type, double*, cuda_stream_t);
 template void scatter_add(const float*, const index_type*, global_index_type, float*, cuda_stream_t);
-template void halo_product(const halo_csr<double>&, double, const double*, double*, cuda_stream_t);
-template void halo_product(const halo_csr<float>&, float, const float*, float*, cuda_stream_t);
+template void halo_product(const halo_csr<double>&, double, const double*, double*, cuda_stream_t,
+                           const ready_flags*);
+template void halo_product(const halo_csr<float>&, float, const float*, float*, cuda_stream_t, const ready_flags*);
 
 }  // namespace gpu
 

@@ -212,7 +212,7 @@ struct distributed_matrix<V>::impl {
   build_options local_build_options() const { return build_options{options.float_values}; }
   void build_halo_operator();
   void make_buffers();
-  void halo_multiply(V alpha, cuda_stream_t stream);
+  void halo_multiply(V alpha, cuda_stream_t stream, const gpu::ready_flags* wait = nullptr);
   void halo_finish(V* y, cuda_stream_t stream);
   void choose_and_make_transport();
   void fill_summaries();
@@ -587,13 +587,17 @@ void distributed_matrix<V>::impl::make_buffers() {
   done_event = gpu::make_event();
 }
 
-/// halo_t = alpha * A_halo * ghosts (boundary rows only).
+/// halo_t = alpha * A_halo * ghosts (boundary rows only), after `wait`'s flags where the
+/// transport signals from the GPU (peer-put): the plain halo kernel waits itself, a halo block of
+/// another format behind one warp that waits.
 template <typename V>
-void distributed_matrix<V>::impl::halo_multiply(V alpha, cuda_stream_t stream) {
-  if (short_halo.rows > 0)
-    gpu::halo_product(short_halo, alpha, ghost_buf, halo_t, stream);
-  else if (halo)
-    halo->apply(alpha, ghost_buf, V(0), halo_t, stream);
+void distributed_matrix<V>::impl::halo_multiply(V alpha, cuda_stream_t stream, const gpu::ready_flags* wait) {
+  if (short_halo.rows > 0) {
+    gpu::halo_product(short_halo, alpha, ghost_buf, halo_t, stream, wait);
+    return;
+  }
+  if (wait) gpu::wait_ready(*wait, stream);
+  if (halo) halo->apply(alpha, ghost_buf, V(0), halo_t, stream);
 }
 
 /// y[boundary rows] += halo_t.
@@ -709,9 +713,11 @@ void distributed_matrix<V>::impl::apply_device(V alpha, const V* x, V beta, V* y
     exchange_device_enqueue(x);
   else
     comm_stream_follows_caller();
-  halo_multiply(alpha, comm_stream.get());
+  halo_multiply(alpha, comm_stream.get(), comm ? transport->ready_flags() : nullptr);
   join_exchange(stream);
   halo_finish(y, stream);
+  // The ghosts are read: peer-put tells its senders, beside the scatter, and the apply ends after.
+  if (comm && transport->release(comm_stream.get())) join_exchange(stream);
   if (!capturing) gpu::record(done_event.get(), stream);  // a graph's is recorded at its launch
 }
 
@@ -1034,6 +1040,8 @@ void distributed_matrix<V>::exchange_only(const V* x, cuda_stream_t stream) {
   if (m.cuda()) {
     gpu::record(m.start_event.get(), stream);
     m.exchange_device_enqueue(x);
+    if (const auto* wait = m.transport->ready_flags()) gpu::wait_ready(*wait, m.comm_stream.get());
+    m.transport->release(m.comm_stream.get());
     m.join_exchange(stream);
   } else {
     m.exchange_host_begin(x);

@@ -94,9 +94,33 @@ struct halo_csr {
   const V* values = nullptr;
 };
 
+/// Where a spin on a flag gave up (pinned host memory the GPU writes): the host watchdog reads it.
+struct spin_note {
+  enum : int { ack = 1, ready = 2 };
+  int timed_out = 0;   ///< 1 once a spin gave up
+  int neighbour = -1;  ///< index of the neighbour waited for, in the transport's lists
+  int what = 0;        ///< ack: a receiver had not consumed the previous halo; ready: a sender's halo missing
+};
+
+/// Flags the GPU waits on before it reads the ghosts, where the transport signals from the GPU
+/// (peer-put): ready[j] >= *epoch for every sender j < n. The consumer waits in its own kernel
+/// (halo_product) or in wait_ready's.
+struct ready_flags {
+  const unsigned long long* ready = nullptr;
+  const unsigned long long* epoch = nullptr;
+  int n = 0;
+  long long timeout_ns = 0;  ///< 0: wait for ever
+  spin_note* note = nullptr;
+};
+
+/// One warp that waits on `w` (for halo blocks in a format of their own).
+void wait_ready(const ready_flags& w, cuda_stream_t s);
+
 /// t[i] = alpha * (A_halo * ghosts)_i for every row i of A_halo, one thread per row: for halo rows
-/// of a few entries (meshes), on the comm stream while the local SpMV runs.
+/// of a few entries (meshes), on the comm stream while the local SpMV runs. With `wait`, each
+/// block first waits on the flags (no kernel of its own for the wait).
 template <typename V>
-void halo_product(const halo_csr<V>& a, V alpha, const V* ghosts, V* t, cuda_stream_t s);
+void halo_product(const halo_csr<V>& a, V alpha, const V* ghosts, V* t, cuda_stream_t s,
+                  const ready_flags* wait = nullptr);
 
 }  // namespace distspmv::dist::gpu

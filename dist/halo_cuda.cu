@@ -7,6 +7,7 @@
 #include "common/cuda_check.hpp"
 #include "distspmv/config.hpp"
 #include "dist/gpu.hpp"
+#include "dist/transport/device_flags.cuh"
 #include "dist/watchdog.hpp"
 
 namespace distspmv::dist::gpu {
@@ -141,8 +142,12 @@ __global__ void scatter_add_kernel(const V* __restrict__ t, const index_type* __
   if (i < n) y[rows[i]] += t[i];
 }
 
-template <typename V>
-__global__ void halo_product_kernel(halo_csr<V> a, V alpha, const V* __restrict__ ghosts, V* __restrict__ t) {
+template <typename V, bool wait>
+__global__ void halo_product_kernel(halo_csr<V> a, V alpha, const V* __restrict__ ghosts, V* __restrict__ t,
+                                    ready_flags w) {
+  if constexpr (wait) {
+    if (!__syncthreads_and(flags::wait_ready(w))) return;  // gave up: the watchdog reports it
+  }
   const global_index_type i = blockIdx.x * static_cast<global_index_type>(blockDim.x) + threadIdx.x;
   if (i >= a.rows) return;
   V sum = 0;
@@ -150,13 +155,28 @@ __global__ void halo_product_kernel(halo_csr<V> a, V alpha, const V* __restrict_
   t[i] = alpha * sum;
 }
 
+__global__ void wait_ready_kernel(ready_flags w) { flags::wait_ready(w); }
+
 }  // namespace
 
+void wait_ready(const ready_flags& w, cuda_stream_t s) {
+  if (w.n == 0) return;
+  wait_ready_kernel<<<1, 32, 0, s>>>(w);
+  DSPMV_CUDA_CHECK_LAUNCH(s);
+}
+
 template <typename V>
-void halo_product(const halo_csr<V>& a, V alpha, const V* ghosts, V* t, cuda_stream_t s) {
-  if (a.rows == 0) return;
+void halo_product(const halo_csr<V>& a, V alpha, const V* ghosts, V* t, cuda_stream_t s, const ready_flags* wait) {
+  if (a.rows == 0) {
+    if (wait) wait_ready(*wait, s);  // the ghosts' consumers after it still need them in place
+    return;
+  }
   constexpr int block = 256;
-  halo_product_kernel<<<static_cast<unsigned>((a.rows + block - 1) / block), block, 0, s>>>(a, alpha, ghosts, t);
+  const auto grid = static_cast<unsigned>((a.rows + block - 1) / block);
+  if (wait && wait->n > 0)
+    halo_product_kernel<V, true><<<grid, block, 0, s>>>(a, alpha, ghosts, t, *wait);
+  else
+    halo_product_kernel<V, false><<<grid, block, 0, s>>>(a, alpha, ghosts, t, ready_flags{});
   DSPMV_CUDA_CHECK_LAUNCH(s);
 }
 
@@ -182,7 +202,8 @@ template void gather(const float*, const index_type*, offset_type, float*, cuda_
 template void scatter_add(const double*, const index_type*, global_index_type, double*, cuda_stream_t);
 template void scatter_add(const float*, const index_type*, global_index_type, float*, cuda_stream_t);
 
-template void halo_product(const halo_csr<double>&, double, const double*, double*, cuda_stream_t);
-template void halo_product(const halo_csr<float>&, float, const float*, float*, cuda_stream_t);
+template void halo_product(const halo_csr<double>&, double, const double*, double*, cuda_stream_t,
+                           const ready_flags*);
+template void halo_product(const halo_csr<float>&, float, const float*, float*, cuda_stream_t, const ready_flags*);
 
 }  // namespace distspmv::dist::gpu

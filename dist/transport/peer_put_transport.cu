@@ -2,26 +2,27 @@
 // Each rank maps its neighbours' ghost buffers and a small array of flags of theirs through CUDA
 // IPC once, at setup. Per exchange the sender's packing kernel stores x[send_idx] straight into
 // each receiver's ghost buffer (over NVLink where the GPUs have it) and then raises the
-// receiver's "ready" flag; the receiver's stream waits on the flag in a one-warp kernel before the
-// halo block's product. Everything is a kernel, so the whole apply is captured into one CUDA graph,
-// and no host thread takes part: the floor is NVLink's latency, not a message between processes
-// (cuda-ipc's host handshake floors at 29-33 us on 2 GPUs and 44-50 at 4, NCCL with a graph at 20
-// on 2; jobs/results/2026-11-26_h200x2_transport, issue 36).
+// receiver's "ready" flag; the receiver's halo kernel waits on the flag itself before it reads the
+// ghosts (gpu::halo_product, or gpu::wait_ready before a halo block of its own format). Everything
+// is a kernel, so the whole apply is captured into one CUDA graph, and no host thread takes part:
+// the floor is NVLink's latency, not a message between processes (cuda-ipc's host handshake floors
+// at 29-33 us on 2 GPUs and 44-50 at 4, NCCL with a graph at 20 on 2;
+// jobs/results/2026-11-26_h200x2_transport, issue 36).
 //
 // Flags are 64-bit exchange numbers that only grow, so a graph replays without resetting them:
 //   * every rank counts its exchanges on the GPU (flags.epoch, bumped by the packing kernel);
 //   * ready[j] (written by sender j) = the last exchange whose entries are in the ghost buffer;
 //   * ack[i] (written by receiver i) = the last exchange whose ghosts receiver i has consumed.
-// Exchange e: the packing kernel first tells each of this rank's senders "consumed e - 1" (the
-// halo product of e - 1 ran earlier on the same stream), waits until each receiver says it
-// consumed e - 1 (so that no ghost it still reads is overwritten), stores, fences at system scope
-// and, in its last block, raises ready = e at every receiver. The wait kernel of the receiver
-// spins until ready[j] >= e for every sender j. Ranks apply collectively, so their counts agree.
+// Exchange e: the packing kernel waits until each receiver has consumed e - 1 (so that no ghost it
+// still reads is overwritten), stores, fences at system scope and, in its last block, raises
+// ready = e at every receiver. The receiver's kernel spins until ready[j] >= e for every sender j;
+// after its halo product, release() raises ack = e at every sender, beside the scatter into y, so
+// that the next exchange's sender finds it raised and does not wait for this rank's next apply to
+// start. Ranks apply collectively, so their counts agree.
 //
 // A neighbour that stops applying would leave a kernel spinning: every spin gives up after
 // DISTSPMV_HALO_TIMEOUT seconds (GPU clock) and leaves a note in pinned host memory, which the
 // halo watchdog reads (failure()) and the next exchange checks, naming the neighbour.
-#include <cuda/atomic>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -36,6 +37,7 @@
 #include "common/errors.hpp"
 #include "common/mpi_check.hpp"
 #include "dist/gpu.hpp"
+#include "dist/transport/device_flags.cuh"
 #include "dist/transport/transport.hpp"
 #include "dist/watchdog.hpp"
 #include "local_kernels/device_storage.hpp"
@@ -43,7 +45,8 @@
 namespace distspmv::dist {
 namespace {
 
-using flag_t = unsigned long long;
+using gpu::flags::flag_t;
+using gpu::spin_note;
 
 constexpr int tag_receiver = 7310, tag_sender = 7311;
 constexpr int pack_block = 256;
@@ -64,13 +67,6 @@ struct sender_info {
   std::int32_t ok = 0;
 };
 
-/// Spin-wait diagnostics, in pinned host memory that the kernels write (mapped) and the host reads.
-struct spin_note {
-  int timed_out = 0;   ///< 1 once a spin gave up
-  int neighbour = -1;  ///< the index of the neighbour waited for (into the kernel's list)
-  int what = 0;        ///< 1: waiting for a receiver's ack, 2: for a sender's ready
-};
-
 /// The kernels' view of the transport (trivially copyable, passed by value).
 template <typename V>
 struct put_params {
@@ -87,40 +83,9 @@ struct put_params {
   spin_note* note;
 };
 
-__device__ flag_t load_acquire(const flag_t* p) {
-  return cuda::atomic_ref<flag_t, cuda::thread_scope_system>(*const_cast<flag_t*>(p)).load(cuda::memory_order_acquire);
-}
-__device__ void store_release(flag_t* p, flag_t v) {
-  cuda::atomic_ref<flag_t, cuda::thread_scope_system>(*p).store(v, cuda::memory_order_release);
-}
-__device__ long long now_ns() {
-  long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
-/// Spins until flags[k] >= value; false (with the note written) past the timeout.
-template <typename V>
-__device__ bool spin_until(const put_params<V>& p, const flag_t* flag, flag_t value, int neighbour, int what) {
-  if (load_acquire(flag) >= value) return true;
-  const long long start = now_ns();
-  unsigned pause = 32;
-  while (load_acquire(flag) < value) {
-    if (p.timeout_ns > 0 && now_ns() - start > p.timeout_ns) {
-      p.note->neighbour = neighbour;
-      p.note->what = what;
-      __threadfence_system();
-      *static_cast<volatile int*>(&p.note->timed_out) = 1;  // a plain store: host memory over PCIe
-      return false;
-    }
-    __nanosleep(pause);
-    pause = min(pause * 2, 1024u);
-  }
-  return true;
-}
-
-/// Exchange e = epoch + 1: acknowledge e - 1 to the senders, wait for the receivers' acks of
-/// e - 1, store x[send_idx] into their ghost buffers, and (last block) raise their ready flags.
+/// Exchange e = epoch + 1: wait until every receiver has consumed e - 1 (its release kernel, at
+/// the end of its previous apply), store x[send_idx] into the receivers' ghost buffers, and
+/// (last block) raise their ready flags to e.
 template <typename V>
 __global__ void __launch_bounds__(pack_block) pack_put_kernel(put_params<V> p, const V* __restrict__ x,
                                                               const index_type* __restrict__ send_idx) {
@@ -128,10 +93,9 @@ __global__ void __launch_bounds__(pack_block) pack_put_kernel(put_params<V> p, c
   __shared__ bool go;
   if (threadIdx.x == 0) {
     e = *p.epoch + 1;  // written by the previous exchange's kernel, earlier on this stream
-    // Every block acknowledges (the same value): no block waits on one that is not yet running.
-    for (int j = 0; j < p.n_senders; ++j) store_release(p.remote_ack[j], e - 1);
     go = true;
-    for (int i = 0; i < p.n_receivers && go; ++i) go = spin_until(p, p.ack + i, e - 1, i, 1);
+    for (int i = 0; i < p.n_receivers && go; ++i)
+      go = gpu::flags::spin_until(p.ack + i, e - 1, p.timeout_ns, p.note, i, spin_note::ack);
   }
   __syncthreads();
   if (go) {
@@ -149,19 +113,18 @@ __global__ void __launch_bounds__(pack_block) pack_put_kernel(put_params<V> p, c
     if (atomicAdd(p.blocks_done, 1u) == gridDim.x - 1) {  // the last block
       __threadfence_system();
       if (go)
-        for (int i = 0; i < p.n_receivers; ++i) store_release(p.remote_ready[i], e);
+        for (int i = 0; i < p.n_receivers; ++i) gpu::flags::store_release(p.remote_ready[i], e);
       *p.blocks_done = 0;
       *p.epoch = e;
     }
   }
 }
 
-/// Waits until every sender's entries of this exchange (epoch) are in the ghost buffer.
+/// This exchange's ghosts are consumed: each sender may overwrite them (ack = epoch).
 template <typename V>
-__global__ void wait_ready_kernel(put_params<V> p) {
+__global__ void release_kernel(put_params<V> p) {
   const flag_t e = *p.epoch;
-  for (int j = threadIdx.x; j < p.n_senders; j += blockDim.x)
-    if (!spin_until(p, p.ready + j, e, j, 2)) return;
+  for (int j = threadIdx.x; j < p.n_senders; j += blockDim.x) gpu::flags::store_release(p.remote_ack[j], e);
 }
 
 gpu::device_ptr upload(const void* host, std::size_t bytes) {
@@ -280,6 +243,7 @@ class peer_put_transport final : public halo_transport<V> {
                static_cast<int>(n_senders),
                static_cast<long long>(timeout * 1e9),
                device_note};
+    ready_ = {params_.ready, params_.epoch, params_.n_senders, params_.timeout_ns, device_note};
   }
 
   transport_kind kind() const override { return transport_kind::peer_put; }
@@ -295,16 +259,21 @@ class peer_put_transport final : public halo_transport<V> {
   }
   void begin(cuda_stream_t) override { fail("begin() without x: this transport packs itself (begin_from)"); }
 
-  void end(cuda_stream_t stream) override {
-    if (params_.n_senders == 0) return;
-    wait_ready_kernel<V><<<1, 32, 0, stream>>>(params_);
+  /// The ghosts' consumer waits on ready_flags() in its own kernel: nothing to enqueue here.
+  void end(cuda_stream_t) override {}
+  const gpu::ready_flags* ready_flags() const override { return &ready_; }
+
+  bool release(cuda_stream_t stream) override {
+    if (params_.n_senders == 0) return false;
+    release_kernel<V><<<1, 32, 0, stream>>>(params_);
     DSPMV_CUDA_CHECK_LAUNCH(stream);
+    return true;
   }
 
   std::string failure() override {
     const volatile spin_note* n = note_.get();
     if (!n->timed_out) return {};
-    const bool ack = n->what == 1;
+    const bool ack = n->what == spin_note::ack;
     const auto& ranks = ack ? pattern_.send_ranks : pattern_.recv_ranks;
     const int k = n->neighbour;
     const int peer = k >= 0 && k < static_cast<int>(ranks.size()) ? ranks[k] : -1;
@@ -337,6 +306,7 @@ class peer_put_transport final : public halo_transport<V> {
   std::unique_ptr<spin_note, pinned_note_deleter> note_;
   std::map<int, mapped_ptr> ghosts_of_, flags_of_;
   put_params<V> params_{};
+  gpu::ready_flags ready_{};
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "dist/distributed_matrix.hpp"
+#include "dist/gpu.hpp"
 #include "dist/setup/halo_plan.hpp"
 
 namespace distspmv::dist {
@@ -29,6 +30,13 @@ class halo_transport {
   /// Finishes it: host transports return with `recv` filled; device transports return once the
   /// remaining work is enqueued on `stream` (the caller waits on it with an event).
   virtual void end(cuda_stream_t stream) = 0;
+  /// Transports whose ghosts arrive with flags raised by the senders' GPUs (peer-put): the flags,
+  /// which the kernel that reads the ghosts waits on itself (end() enqueues nothing). Null where
+  /// `recv` is complete once end()'s work on the stream is.
+  virtual const gpu::ready_flags* ready_flags() const { return nullptr; }
+  /// Called once this exchange's ghosts have been read, on the stream that read them: peer-put
+  /// tells its senders they may overwrite them. True where it enqueued work (the caller joins it).
+  virtual bool release(cuda_stream_t /*stream*/) { return false; }
   /// True where begin() and end() only enqueue GPU work (no host wait, no MPI call), so that an
   /// apply's exchange can be captured into a CUDA graph (matrix_options::cuda_graphs).
   virtual bool capturable() const { return false; }
