@@ -20,9 +20,10 @@
 // that the next exchange's sender finds it raised and does not wait for this rank's next apply to
 // start. Ranks apply collectively, so their counts agree.
 //
-// A neighbour that stops applying would leave a kernel spinning: every spin gives up after
-// DISTSPMV_HALO_TIMEOUT seconds (GPU clock) and leaves a note in pinned host memory, which the
-// halo watchdog reads (failure()) and the next exchange checks, naming the neighbour.
+// A neighbour that stops applying would leave a kernel spinning: every spin gives up after twice
+// DISTSPMV_HALO_TIMEOUT seconds (GPU clock; the host's watchdog reports first) and leaves a note
+// in pinned host memory, which the halo watchdog reads (failure()) and the next exchange checks,
+// naming the neighbour.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -230,7 +231,10 @@ class peer_put_transport final : public halo_transport<V> {
     auto* flags = static_cast<flag_t*>(flags_.get());
     spin_note* device_note = nullptr;
     DSPMV_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_note), note_.get(), 0));
-    const double timeout = watchdog::timeout_seconds();
+    // The host watchdog reports a neighbour that stopped (DISTSPMV_HALO_TIMEOUT); the GPU's own
+    // bound, twice that and a second, only keeps a kernel from spinning for ever where no host
+    // waits (a solver that never synchronises): the next exchange then reports it.
+    const double timeout = 2 * watchdog::timeout_seconds() + (watchdog::timeout_seconds() > 0 ? 1 : 0);
     params_ = {static_cast<const offset_type*>(send_offsets_.get()),
                static_cast<V* const*>(destinations_.get()),
                static_cast<flag_t* const*>(remote_ready_.get()),
@@ -277,7 +281,7 @@ class peer_put_transport final : public halo_transport<V> {
     const auto& ranks = ack ? pattern_.send_ranks : pattern_.recv_ranks;
     const int k = n->neighbour;
     const int peer = k >= 0 && k < static_cast<int>(ranks.size()) ? ranks[k] : -1;
-    return "a GPU spin gave up after DISTSPMV_HALO_TIMEOUT waiting for rank " + std::to_string(peer) +
+    return "the GPU waited more than twice DISTSPMV_HALO_TIMEOUT for rank " + std::to_string(peer) +
            (ack ? " to consume the previous halo" : " to put this exchange's halo");
   }
 
