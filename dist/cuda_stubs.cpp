@@ -27,6 +27,7 @@ void copy_async(void*, const void*, std::size_t, cuda_stream_t) { DSPMV_NOT_COMP
 bool is_device_pointer(const void*) { return false; }
 int device_count() { return 0; }
 int current_device() { DSPMV_NOT_COMPILED("CUDA"); }
+int multiprocessors() { DSPMV_NOT_COMPILED("CUDA"); }
 void set_device(int) { DSPMV_NOT_COMPILED("CUDA"); }
 std::string device_description(int) { DSPMV_NOT_COMPILED("CUDA"); }
 

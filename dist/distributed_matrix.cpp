@@ -135,7 +135,10 @@ struct distributed_matrix<V>::impl {
   long fault_stop_after = -1;
   long applies = 0;
   gpu::stream_ptr comm_stream;
-  gpu::event_ptr start_event, halo_event, done_event;
+  /// Transports that pack themselves and signal from the GPU (peer-put) pack on put_stream, so
+  /// that the comm stream's halo kernel is already waiting on the flags when they rise.
+  gpu::stream_ptr put_stream;
+  gpu::event_ptr start_event, halo_event, done_event, put_event;
 
   /// CUDA graphs of the apply (matrix_options::cuda_graphs): an apply that repeats the previous
   /// one's x, y, alpha and beta is captured once and launched as one graph from then on. The
@@ -219,7 +222,8 @@ struct distributed_matrix<V>::impl {
 
   void exchange_device_enqueue(const V* x);
   void join_exchange(cuda_stream_t stream);
-  void comm_stream_follows_caller();
+  void follow_caller(cuda_stream_t s);
+  void join_put(cuda_stream_t stream);
   void exchange_host_begin(const V* x);
   void apply_device(V alpha, const V* x, V beta, V* y, cuda_stream_t stream, bool exchange);
   bool graphs_on() const {
@@ -300,7 +304,8 @@ void distributed_matrix<V>::impl::setup_in_place(const std::vector<global_index_
   // chunks in flight cost the host at most 2 bytes per entry of the rank.
   const auto expected = static_cast<offset_type>(entries_per_row * static_cast<double>(n_owned));
   const offset_type chunk_nnz = std::min(options.setup_chunk_nnz, std::max<offset_type>(offset_type{1} << 20, expected / 16));
-  const auto chunks = row_chunks(mine, entries_per_row, chunk_nnz);
+  auto chunks = row_chunks(mine, entries_per_row, chunk_nnz);
+  if (n_owned == 0) chunks.clear();  // nothing to read (from_csr may pass no row_ptr for no rows)
   split_options so;
   so.keep_for_update = options.keep_for_update;
   so.nnz_hint = expected;
@@ -582,6 +587,8 @@ void distributed_matrix<V>::impl::make_buffers() {
   ghost_buf = static_cast<V*>(device.allocate_bytes(n_ghost * sizeof(V)));
   halo_t = static_cast<V*>(device.allocate_bytes(plan.halo_rows.size() * sizeof(V)));
   comm_stream = gpu::make_stream(/*high_priority=*/true);
+  put_stream = gpu::make_stream(/*high_priority=*/true);
+  put_event = gpu::make_event();
   start_event = gpu::make_event();
   halo_event = gpu::make_event();
   done_event = gpu::make_event();
@@ -659,28 +666,37 @@ void distributed_matrix<V>::impl::fill_summaries() {
   quality.nnz_imbalance = mean > 0 ? static_cast<double>(max_nnz) / mean : 1.0;
 }
 
-/// The comm stream waits for start_event (recorded on the caller's stream where x is ready) and
-/// for the previous apply's use of the buffers, which may have been on another stream of the
-/// caller's.
+/// `s` (the comm or put stream) waits for start_event (recorded on the caller's stream where x is
+/// ready) and for the previous apply's use of the buffers, which may have been on another stream of
+/// the caller's.
 template <typename V>
-void distributed_matrix<V>::impl::comm_stream_follows_caller() {
-  gpu::wait(comm_stream.get(), start_event.get());
+void distributed_matrix<V>::impl::follow_caller(cuda_stream_t s) {
+  gpu::wait(s, start_event.get());
   // The previous apply's end; a captured apply needs none (launch_graph orders the graph after it),
   // and may wait only on events recorded in its capture.
-  if (!capturing) gpu::wait(comm_stream.get(), done_event.get());
+  if (!capturing) gpu::wait(s, done_event.get());
 }
 
-/// Enqueues packing and exchange on the comm stream (comm_stream_follows_caller first).
+/// Enqueues packing and exchange: on the comm stream, or for a transport that packs itself and
+/// signals from the GPU (peer-put) on the put stream, which `join_put` joins at the end.
 template <typename V>
 void distributed_matrix<V>::impl::exchange_device_enqueue(const V* x) {
-  comm_stream_follows_caller();
+  follow_caller(comm_stream.get());
   if (transport->gathers()) {
-    transport->begin_from(x, send_idx, comm_stream.get());
+    follow_caller(put_stream.get());
+    transport->begin_from(x, send_idx, put_stream.get());
+    gpu::record(put_event.get(), put_stream.get());
   } else {
     gpu::gather(x, send_idx, plan.pattern.send_total(), send_buf, comm_stream.get());
     transport->begin(comm_stream.get());
   }
   transport->end(comm_stream.get());
+}
+
+/// `stream` waits for the put stream's packing (peer-put), so that the apply ends after it.
+template <typename V>
+void distributed_matrix<V>::impl::join_put(cuda_stream_t stream) {
+  if (transport->gathers()) gpu::wait(stream, put_event.get());
 }
 
 /// `stream` waits for what is enqueued on the comm stream.
@@ -712,12 +728,13 @@ void distributed_matrix<V>::impl::apply_device(V alpha, const V* x, V beta, V* y
   if (comm)
     exchange_device_enqueue(x);
   else
-    comm_stream_follows_caller();
+    follow_caller(comm_stream.get());
   halo_multiply(alpha, comm_stream.get(), comm ? transport->ready_flags() : nullptr);
   join_exchange(stream);
   halo_finish(y, stream);
   // The ghosts are read: peer-put tells its senders, beside the scatter, and the apply ends after.
   if (comm && transport->release(comm_stream.get())) join_exchange(stream);
+  if (comm) join_put(stream);
   if (!capturing) gpu::record(done_event.get(), stream);  // a graph's is recorded at its launch
 }
 
@@ -1043,6 +1060,7 @@ void distributed_matrix<V>::exchange_only(const V* x, cuda_stream_t stream) {
     if (const auto* wait = m.transport->ready_flags()) gpu::wait_ready(*wait, m.comm_stream.get());
     m.transport->release(m.comm_stream.get());
     m.join_exchange(stream);
+    m.join_put(stream);
   } else {
     m.exchange_host_begin(x);
     m.transport->end(nullptr);

@@ -73,6 +73,8 @@ bool is_device_pointer(const void* p);
 
 int device_count();
 int current_device();
+/// Streaming multiprocessors of the current GPU.
+int multiprocessors();
 void set_device(int device);
 /// "NVIDIA H200 (0000:1B:00.0)".
 std::string device_description(int device);
@@ -103,11 +105,11 @@ struct spin_note {
 };
 
 /// Flags the GPU waits on before it reads the ghosts, where the transport signals from the GPU
-/// (peer-put): ready[j] >= *epoch for every sender j < n. The consumer waits in its own kernel
-/// (halo_product) or in wait_ready's.
+/// (peer-put): ready[j] > *consumed (the exchanges whose ghosts were read so far) for every sender
+/// j < n. The consumer waits in its own kernel (halo_product) or in wait_ready's.
 struct ready_flags {
   const unsigned long long* ready = nullptr;
-  const unsigned long long* epoch = nullptr;
+  const unsigned long long* consumed = nullptr;
   int n = 0;
   long long timeout_ns = 0;  ///< 0: wait for ever
   spin_note* note = nullptr;

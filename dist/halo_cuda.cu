@@ -1,6 +1,7 @@
 // CUDA side of dist/gpu.hpp.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 
@@ -148,16 +149,23 @@ __global__ void halo_product_kernel(halo_csr<V> a, V alpha, const V* __restrict_
   if constexpr (wait) {
     if (!__syncthreads_and(flags::wait_ready(w))) return;  // gave up: the watchdog reports it
   }
-  const global_index_type i = blockIdx.x * static_cast<global_index_type>(blockDim.x) + threadIdx.x;
-  if (i >= a.rows) return;
-  V sum = 0;
-  for (offset_type k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) sum += a.values[k] * ghosts[a.col_idx[k]];
-  t[i] = alpha * sum;
+  for (global_index_type i = blockIdx.x * static_cast<global_index_type>(blockDim.x) + threadIdx.x; i < a.rows;
+       i += static_cast<global_index_type>(gridDim.x) * blockDim.x) {
+    V sum = 0;
+    for (offset_type k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) sum += a.values[k] * ghosts[a.col_idx[k]];
+    t[i] = alpha * sum;
+  }
 }
 
 __global__ void wait_ready_kernel(ready_flags w) { flags::wait_ready(w); }
 
 }  // namespace
+
+int multiprocessors() {
+  int n = 0;
+  DSPMV_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, current_device()));
+  return n;
+}
 
 void wait_ready(const ready_flags& w, cuda_stream_t s) {
   if (w.n == 0) return;
@@ -172,11 +180,15 @@ void halo_product(const halo_csr<V>& a, V alpha, const V* ghosts, V* t, cuda_str
     return;
   }
   constexpr int block = 256;
-  const auto grid = static_cast<unsigned>((a.rows + block - 1) / block);
-  if (wait && wait->n > 0)
+  const auto blocks = (a.rows + block - 1) / block;
+  if (wait && wait->n > 0) {
+    // Its blocks spin until the neighbours' packing kernels have run: at most two per SM, so that
+    // spinning blocks never hold the slots those kernels (and the release) need on this GPU.
+    const auto grid = static_cast<unsigned>(std::min<global_index_type>(blocks, 2 * multiprocessors()));
     halo_product_kernel<V, true><<<grid, block, 0, s>>>(a, alpha, ghosts, t, *wait);
-  else
-    halo_product_kernel<V, false><<<grid, block, 0, s>>>(a, alpha, ghosts, t, ready_flags{});
+  } else {
+    halo_product_kernel<V, false><<<static_cast<unsigned>(blocks), block, 0, s>>>(a, alpha, ghosts, t, ready_flags{});
+  }
   DSPMV_CUDA_CHECK_LAUNCH(s);
 }
 

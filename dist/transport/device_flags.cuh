@@ -43,10 +43,10 @@ __device__ inline bool spin_until(const flag_t* flag, flag_t value, long long ti
   return true;
 }
 
-/// Threads of one block wait until every flag of `w` has reached this exchange (*w.epoch); the
-/// caller synchronises the block after. False where a spin gave up.
+/// Threads of one block wait until every flag of `w` has reached this exchange (*w.consumed + 1);
+/// the caller synchronises the block after. False where a spin gave up.
 __device__ inline bool wait_ready(const ready_flags& w) {
-  const flag_t e = *w.epoch;
+  const flag_t e = *w.consumed + 1;
   bool ok = true;
   for (int j = threadIdx.x; j < w.n; j += blockDim.x)
     ok = spin_until(w.ready + j, e, w.timeout_ns, w.note, j, spin_note::ready) && ok;

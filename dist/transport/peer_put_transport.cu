@@ -10,9 +10,12 @@
 // jobs/results/2026-11-26_h200x2_transport, issue 36).
 //
 // Flags are 64-bit exchange numbers that only grow, so a graph replays without resetting them:
-//   * every rank counts its exchanges on the GPU (flags.epoch, bumped by the packing kernel);
+//   * every rank counts on the GPU the exchanges it packed (epoch, bumped by the packing kernel)
+//     and those whose ghosts it read (consumed, bumped by release());
 //   * ready[j] (written by sender j) = the last exchange whose entries are in the ghost buffer;
 //   * ack[i] (written by receiver i) = the last exchange whose ghosts receiver i has consumed.
+// The packing runs on a stream of its own (the caller's put stream), so that the receiving kernel,
+// which waits for ready[j] > consumed, is already spinning when the flags rise.
 // Exchange e: the packing kernel waits until each receiver has consumed e - 1 (so that no ghost it
 // still reads is overwritten), stores, fences at system scope and, in its last block, raises
 // ready = e at every receiver. The receiver's kernel spins until ready[j] >= e for every sender j;
@@ -79,6 +82,7 @@ struct put_params {
   const flag_t* ack;                ///< n_receivers, written by the receivers
   flag_t* epoch;                    ///< exchanges this rank has packed
   unsigned* blocks_done;            ///< the packing kernel's completion count
+  flag_t* consumed;                 ///< exchanges whose ghosts this rank has read (release_kernel)
   int n_receivers, n_senders;
   long long timeout_ns;             ///< 0: spin for ever
   spin_note* note;
@@ -121,11 +125,13 @@ __global__ void __launch_bounds__(pack_block) pack_put_kernel(put_params<V> p, c
   }
 }
 
-/// This exchange's ghosts are consumed: each sender may overwrite them (ack = epoch).
+/// This exchange's ghosts are read: each sender may overwrite them (ack = consumed + 1). One warp.
 template <typename V>
 __global__ void release_kernel(put_params<V> p) {
-  const flag_t e = *p.epoch;
+  const flag_t e = *p.consumed + 1;
+  __syncwarp();
   for (int j = threadIdx.x; j < p.n_senders; j += blockDim.x) gpu::flags::store_release(p.remote_ack[j], e);
+  if (threadIdx.x == 0) *p.consumed = e;
 }
 
 gpu::device_ptr upload(const void* host, std::size_t bytes) {
@@ -150,8 +156,8 @@ class peer_put_transport final : public halo_transport<V> {
  public:
   peer_put_transport(MPI_Comm comm, const halo_pattern& pattern, V* recv) : comm_(comm), pattern_(pattern) {
     const std::size_t n_receivers = pattern.send_ranks.size(), n_senders = pattern.recv_ranks.size();
-    // Flags: ready[n_senders], ack[n_receivers], epoch, blocks_done (as a 64-bit word).
-    const std::size_t n_flags = n_senders + n_receivers + 2;
+    // Flags: ready[n_senders], ack[n_receivers], epoch, blocks_done (as a 64-bit word), consumed.
+    const std::size_t n_flags = n_senders + n_receivers + 3;
     // 1. This rank's buffers and handles. A failure is held until every setup message has gone
     //    both ways, so that no neighbour is left waiting; the caller then agrees on errors.
     std::exception_ptr failure;
@@ -168,9 +174,7 @@ class peer_put_transport final : public halo_transport<V> {
       DSPMV_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&note), sizeof(spin_note), cudaHostAllocMapped));
       note_.reset(note);
       *note = spin_note{};
-      int device = 0;
-      DSPMV_CUDA_CHECK(cudaGetDevice(&device));
-      DSPMV_CUDA_CHECK(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, device));
+      sms_ = gpu::multiprocessors();
     } catch (...) {
       failure = std::current_exception();
     }
@@ -243,11 +247,12 @@ class peer_put_transport final : public halo_transport<V> {
                flags + n_senders,
                flags + n_senders + n_receivers,
                reinterpret_cast<unsigned*>(flags + n_senders + n_receivers + 1),
+               flags + n_senders + n_receivers + 2,
                static_cast<int>(n_receivers),
                static_cast<int>(n_senders),
                static_cast<long long>(timeout * 1e9),
                device_note};
-    ready_ = {params_.ready, params_.epoch, params_.n_senders, params_.timeout_ns, device_note};
+    ready_ = {params_.ready, params_.consumed, params_.n_senders, params_.timeout_ns, device_note};
   }
 
   transport_kind kind() const override { return transport_kind::peer_put; }
@@ -257,7 +262,9 @@ class peer_put_transport final : public halo_transport<V> {
   void begin_from(const V* x, const index_type* send_idx, cuda_stream_t stream) override {
     check_note();  // a spin that gave up in an earlier exchange: this one would be wrong
     const offset_type n = pattern_.send_total();
-    const offset_type blocks = std::clamp<offset_type>((n + pack_block - 1) / pack_block, 1, 4 * offset_type{sms_});
+    // Its blocks spin until the receivers have read the previous halo: at most two per SM, so that
+    // spinning blocks never hold the slots that this GPU's own halo kernels need.
+    const offset_type blocks = std::clamp<offset_type>((n + pack_block - 1) / pack_block, 1, 2 * offset_type{sms_});
     pack_put_kernel<V><<<static_cast<unsigned>(blocks), pack_block, 0, stream>>>(params_, x, send_idx);
     DSPMV_CUDA_CHECK_LAUNCH(stream);
   }
