@@ -28,7 +28,7 @@ int local_rank(MPI_Comm comm, int* local_size) {
 int select_local_device(MPI_Comm comm) {
   int device = -1;
   const int lr = local_rank(comm);
-  collective_try(comm, [&] {
+  collective_try(comm, "backend", [&] {
     const int n = gpu::device_count();
     if (n == 0) throw error("no CUDA device visible to this rank (use --backend host)", __FILE__, __LINE__);
     device = lr % n;
@@ -41,7 +41,7 @@ backend select_backend(const std::string& name, MPI_Comm comm) {
   int gpus = gpu::device_count();
   DSPMV_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &gpus, 1, MPI_INT, MPI_MIN, comm));
   backend where = backend::host;
-  collective_try(comm, [&] {
+  collective_try(comm, "backend", [&] {
     if (name != "auto" && name != "cuda" && name != "host")
       DSPMV_BAD_INPUT("--backend", name, "expected auto, cuda or host");
     if (name == "cuda" && gpus == 0)

@@ -240,7 +240,7 @@ struct distributed_matrix<V>::impl {
 
 template <typename V>
 void distributed_matrix<V>::impl::setup(const caller_slice& slice) {
-  collective_try(comm, [&] {
+  collective_try(comm, "read", [&] {
     if (slice.global_rows != slice.global_cols)
       DSPMV_BAD_INPUT("distributed matrix", "shape",
                       "the matrix is " + std::to_string(slice.global_rows) + " x " + std::to_string(slice.global_cols) +
@@ -287,7 +287,7 @@ void distributed_matrix<V>::impl::setup_in_place(const std::vector<global_index_
   in_place = true;
   times.on_gpu = cuda();
   global_rows = ranges.back();
-  collective_try(comm, [&] {
+  collective_try(comm, "read", [&] {
     if (global_rows != cols)
       DSPMV_BAD_INPUT("distributed matrix", "shape",
                       "the matrix is " + std::to_string(global_rows) + " x " + std::to_string(cols) +
@@ -309,7 +309,7 @@ void distributed_matrix<V>::impl::setup_in_place(const std::vector<global_index_
   split_options so;
   so.keep_for_update = options.keep_for_update;
   so.nnz_hint = expected;
-  collective_try(comm, [&] {
+  collective_try(comm, "read", [&] {
     const double entry = sizeof(V) + sizeof(index_type), n = static_cast<double>(expected),
                  r = static_cast<double>(n_owned), chunk = static_cast<double>(chunk_nnz);
     const std::string advice = "use more ranks (GPUs" + std::string(cuda() ? "" : " or hosts") +
@@ -328,7 +328,7 @@ void distributed_matrix<V>::impl::setup_in_place(const std::vector<global_index_
   auto t0 = std::chrono::steady_clock::now();
   if (cuda()) {
     gpu_split<V> s;
-    collective_try(comm, [&] { s = split_rows_on_gpu<V>(mine, chunks, read, so); });
+    collective_try(comm, "read", [&] { s = split_rows_on_gpu<V>(mine, chunks, read, so); });
     times.read = seconds_since(t0);
     t0 = std::chrono::steady_clock::now();
     diagonal = std::move(s.diagonal);
@@ -338,7 +338,7 @@ void distributed_matrix<V>::impl::setup_in_place(const std::vector<global_index_
     if (options.keep_for_update) split = std::make_unique<gpu_split<V>>(std::move(s));
   } else {
     host_split<V> s;
-    collective_try(comm, [&] { s = split_rows_on_host<V>(mine, chunks, read, so); });
+    collective_try(comm, "read", [&] { s = split_rows_on_host<V>(mine, chunks, read, so); });
     times.read = seconds_since(t0);
     t0 = std::chrono::steady_clock::now();
     diagonal = s.diagonal;
@@ -351,7 +351,7 @@ void distributed_matrix<V>::impl::setup_in_place(const std::vector<global_index_
     }
   }
   build_halo_operator();
-  make_buffers();
+  collective_try(comm, "operators", [&] { make_buffers(); });  // GPU buffers: out of memory on one rank
   finish_setup(t0);
 }
 
@@ -369,6 +369,7 @@ void distributed_matrix<V>::impl::take_halo(halo_split&& h) {
   plan.a_halo = std::move(h.a_halo);
   plan.halo_rows = std::move(h.halo_rows);
   plan.ghost_ids = std::move(h.ghost_ids);
+  check_local_ids(comm, n_owned, plan.ghost_ids.size());  // as build_halo_plan does
   plan_exchange(comm, row_offsets, plan);
 }
 
@@ -438,7 +439,7 @@ void distributed_matrix<V>::impl::resolve_order(const std::function<locality_sam
   order = options.order;
   if (order != row_order::automatic) return;
   locality_sample mine;
-  collective_try(comm, [&] { mine = sample(); });
+  collective_try(comm, "order", [&] { mine = sample(); });
   order = choose_order(comm, mine, order_reason);
 }
 
@@ -477,14 +478,14 @@ void distributed_matrix<V>::impl::build_operators() {
       if (a_local.col_idx[k] == r) diagonal[r] = a_local.values[k];
   if (cuda()) {
     device_csr<V> d;
-    collective_try(comm, [&] { d = upload_csr(a_local); });
+    collective_try(comm, "operators", [&] { d = upload_csr(a_local); });
     a_local = {};
     build_local_on_gpu(std::move(d));
   } else {
     build_local_on_host(std::move(a_local));
   }
   build_halo_operator();
-  make_buffers();
+  collective_try(comm, "operators", [&] { make_buffers(); });  // GPU buffers: out of memory on one rank
 }
 
 /// The local operator on the host backend, taking the block's arrays over.
@@ -500,7 +501,8 @@ void distributed_matrix<V>::impl::build_local_on_host(csr_matrix<V, index_type>&
     reason = summary.format_reason;
   }
   local.reset();
-  collective_try(comm, [&] { local = make_operator<V>(format, std::move(a), options.where, local_build_options()); });
+  collective_try(comm, "operators",
+                 [&] { local = make_operator<V>(format, std::move(a), options.where, local_build_options()); });
   summary.format = format;
   summary.format_reason = reason;
   summary.format_params = local->stats().params;
@@ -511,7 +513,7 @@ void distributed_matrix<V>::impl::build_local_on_host(csr_matrix<V, index_type>&
 template <typename V>
 void distributed_matrix<V>::impl::build_local_on_gpu(device_csr<V>&& a) {
   row_statistics stats;
-  collective_try(comm, [&] { stats = compute_row_statistics(a.view()); });
+  collective_try(comm, "operators", [&] { stats = compute_row_statistics(a.view()); });
   std::string format = options.format, reason = "requested";
   if (summary.format.empty() && format == "auto") {
     const auto choice = select_format(stats, options.where);
@@ -522,7 +524,7 @@ void distributed_matrix<V>::impl::build_local_on_gpu(device_csr<V>&& a) {
     reason = summary.format_reason;
   }
   local.reset();  // update_values: free the old operator before building the new one
-  collective_try(comm, [&] {
+  collective_try(comm, "operators", [&] {
     require_memory(rank, "GPU memory", "building format " + format,
                    static_cast<double>(estimate_build_bytes(format, stats)), static_cast<double>(device_memory().free),
                    "use more ranks (GPUs), --precision float, or --format csr-split (keeps the CSR block as it is)");
@@ -539,7 +541,7 @@ void distributed_matrix<V>::impl::build_halo_operator() {
   for (global_index_type r = 0; r < plan.a_halo.rows; ++r)
     longest_halo_row = std::max(longest_halo_row, plan.a_halo.row_length(r));
   const bool plain = cuda() && plan.a_halo.rows > 0 && longest_halo_row <= short_halo_row;
-  collective_try(comm, [&] {
+  collective_try(comm, "operators", [&] {
     halo.reset();
     short_halo = {};
     short_storage = device_storage();
@@ -630,8 +632,8 @@ void distributed_matrix<V>::impl::choose_and_make_transport() {
   context.single_node = single_host(placement);
   context.nccl_compiled = DISTSPMV_HAVE_NCCL;
   context.mpi_cuda_aware = mpi.cuda_aware;
-  collective_try(comm, [&] { choice = choose_transport(options.transport, context); });
-  collective_try(comm, [&] {
+  collective_try(comm, "transport", [&] { choice = choose_transport(options.transport, context); });
+  collective_try(comm, "transport", [&] {
     if (ranks > 1) transport = make_transport<V>(choice.kind, comm, plan.pattern, send_buf, ghost_buf);
     if (long k = 0; watchdog::fault_injected(comm, k)) fault_stop_after = k;
   });
@@ -837,7 +839,7 @@ distributed_matrix<V> distributed_matrix<V>::from_source(MPI_Comm comm, const st
   io_options.h5_group = options.h5_group;
   io_options.seed = options.generator_seed;
   io::source_format format{};
-  collective_try(p->comm, [&] { format = io::detect_format(source); });
+  collective_try(p->comm, "read", [&] { format = io::detect_format(source); });
   // Matrix Market files have no row index: every rank parses the whole file and keeps its slice,
   // whichever path follows.
   std::unique_ptr<caller_slice> slice;
@@ -861,7 +863,7 @@ distributed_matrix<V> distributed_matrix<V>::from_source(MPI_Comm comm, const st
     if (!slice) {
       const auto ranges = source_row_ranges(p->comm, source, io_options);
       io::source_info info;
-      collective_try(p->comm, [&] { info = io::describe_source(source, io_options); });
+      collective_try(p->comm, "read", [&] { info = io::describe_source(source, io_options); });
       const double per_row = info.rows > 0 ? static_cast<double>(info.nnz) / static_cast<double>(info.rows) : 1.0;
       p->setup_in_place(ranges, info.cols, per_row,
                         [&](row_range r) { return io::read_matrix_rows(source, r, io_options); });
@@ -895,14 +897,14 @@ distributed_matrix<V> distributed_matrix<V>::from_csr(MPI_Comm comm, global_inde
   caller_slice slice;
   slice.global_rows = slice.global_cols = global_rows;
   slice.first_row = first_row;
-  collective_try(p->comm, [&] {
+  collective_try(p->comm, "read", [&] {
     if (global_rows < 0 || rows < 0 || first_row < 0)
       DSPMV_BAD_INPUT(who, "sizes", "negative global_rows, first_row or rows");
     if (rows > 0 && row_ptr == nullptr) DSPMV_BAD_INPUT(who, "row_ptr", "null pointer");
   });
   std::int64_t total = 0;
   const std::int64_t before = exscan_sum(rows, p->comm, &total);
-  collective_try(p->comm, [&] {
+  collective_try(p->comm, "read", [&] {
     if (before != first_row || total != global_rows)
       DSPMV_BAD_INPUT(who, "first_row",
                       "ranks must pass consecutive row ranges covering [0, global_rows): this rank starts at " +
@@ -931,7 +933,7 @@ distributed_matrix<V> distributed_matrix<V>::from_csr(MPI_Comm comm, global_inde
     // No row moves: the caller's arrays are read in chunks (checked chunk by chunk) and split in
     // place, without a host copy of the rows. (Device arrays take the path below: a reader
     // thread must not touch another GPU's context.)
-    collective_try(p->comm, [&] {
+    collective_try(p->comm, "read", [&] {
       if (rows > 0 && row_ptr[0] != 0)
         DSPMV_BAD_INPUT(who, "row_ptr", "row_ptr[0] is " + std::to_string(row_ptr[0]) + ", not 0");
       const offset_type nnz = rows > 0 ? row_ptr[rows] : 0;
@@ -974,7 +976,7 @@ distributed_matrix<V> distributed_matrix<V>::from_csr(MPI_Comm comm, global_inde
   auto& a = slice.rows;
   a.rows = rows;
   a.cols = global_rows;
-  collective_try(p->comm, [&] {
+  collective_try(p->comm, "read", [&] {
     a.row_ptr.resize(static_cast<std::size_t>(rows) + 1);
     fetch(a.row_ptr.data(), row_ptr, static_cast<std::size_t>(rows) + 1);
     if (rows == 0 && row_ptr == nullptr) a.row_ptr = {0};
@@ -1085,7 +1087,7 @@ void distributed_matrix<V>::update_values(const V* values, memory_space space) {
   m.forget_graphs();  // they hold the operators' pointers
   if (m.in_place) {
     // Entries in the caller's order are the read order: split them with the kept flags.
-    collective_try(m.comm, [&] {
+    collective_try(m.comm, "update values", [&] {
       DSPMV_REQUIRE(m.caller_nnz == 0 || values != nullptr, "distributed_matrix::update_values: values is a null pointer");
       DSPMV_REQUIRE(m.split != nullptr || m.split_host != nullptr,
                     "distributed_matrix::update_values: this matrix was set up with keep_for_update = false "
@@ -1093,14 +1095,16 @@ void distributed_matrix<V>::update_values(const V* values, memory_space space) {
     });
     if (m.split) {
       device_csr<V> a;
-      collective_try(m.comm, [&] { a = split_values_on_gpu(*m.split, values, space == memory_space::device, m.plan.a_halo); });
+      collective_try(m.comm, "update values",
+                     [&] { a = split_values_on_gpu(*m.split, values, space == memory_space::device, m.plan.a_halo); });
       m.diagonal = diagonal_on_gpu(a.view());
       m.build_local_on_gpu(std::move(a));
     } else {
       std::vector<V> host_values;
       if (space == memory_space::device) {
         host_values.resize(static_cast<std::size_t>(m.caller_nnz));
-        collective_try(m.comm, [&] { copy_to_host(host_values.data(), values, host_values.size() * sizeof(V)); });
+        collective_try(m.comm, "update values",
+                       [&] { copy_to_host(host_values.data(), values, host_values.size() * sizeof(V)); });
         values = host_values.data();
       }
       split_values_on_host(*m.split_host, values, m.plan.a_halo);
@@ -1111,7 +1115,7 @@ void distributed_matrix<V>::update_values(const V* values, memory_space space) {
     return;
   }
   std::vector<V> caller(static_cast<std::size_t>(m.caller_nnz));
-  collective_try(m.comm, [&] {
+  collective_try(m.comm, "update values", [&] {
     DSPMV_REQUIRE(caller.empty() || values != nullptr, "distributed_matrix::update_values: values is a null pointer");
     if (caller.empty()) return;
     if (space == memory_space::device)

@@ -66,6 +66,30 @@ std::string seconds_text(double s) {
   return text;
 }
 
+/// The ranks of `comm` other than this one, in MPI_COMM_WORLD's numbering: "rank 1", or "one or
+/// more of ranks 0, 2, 3" (the first 8). Who has not arrived at an allreduce is not known without
+/// asking each rank, which the waits of setup do not pay for.
+std::string other_ranks(MPI_Comm comm) {
+  int size = 1, me = 0;
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_rank(comm, &me);
+  std::vector<int> ranks, world(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r) ranks.push_back(r);
+  MPI_Group group = MPI_GROUP_NULL, world_group = MPI_GROUP_NULL;
+  MPI_Comm_group(comm, &group);
+  MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+  MPI_Group_translate_ranks(group, size, ranks.data(), world_group, world.data());
+  MPI_Group_free(&group);
+  MPI_Group_free(&world_group);
+  world.erase(world.begin() + me);
+  if (world.empty()) return "no other rank";
+  if (world.size() == 1) return "rank " + std::to_string(world[0]);
+  constexpr std::size_t named = 8;
+  const std::size_t n = world.size();
+  if (n > named) world.resize(named);
+  return "one or more of ranks " + join(world) + (n > named ? ", ... (" + std::to_string(n) + " in all)" : "");
+}
+
 long parse_long(const char* name, const char* value, long min) {
   char* end = nullptr;
   const long v = std::strtol(value, &end, 10);
@@ -141,6 +165,32 @@ void wait_until(const std::function<bool()>& done, const std::function<std::stri
   }
 }
 
+void wait_in_setup(const std::function<bool()>& done, const std::string& step, MPI_Comm comm) {
+  if (done()) return;
+  using clock = std::chrono::steady_clock;
+  double timeout = default_timeout_s;
+  try {
+    timeout = timeout_seconds();
+  } catch (const bad_input&) {  // collective_try reports it on every rank once this wait is over
+  }
+  const auto start = clock::now();
+  for (unsigned polls = 1; !done(); ++polls) {
+    const double waited = std::chrono::duration<double>(clock::now() - start).count();
+    if (timeout > 0 && waited > timeout)
+      abort_job("rank " + std::to_string(world_rank()) + ": waited " + seconds_text(waited) + " s " +
+                (step.empty() ? std::string("at an unnamed agreement (collective_try)")
+                              : "in setup step '" + step + "'") +
+                " for " + other_ranks(comm) +
+                " (not arrived: stopped, failed outside the step, or hangs); aborting the job (DISTSPMV_HALO_TIMEOUT=" +
+                seconds_text(timeout) + " s; 0 waits for ever)");
+    // Oversubscribed (CI runs 4 ranks on 2 cores), a spinning rank would slow the ones it waits for.
+    if (waited > 1e-3)
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    else if (polls % 64 == 0)
+      std::this_thread::yield();
+  }
+}
+
 void wait_all(std::vector<MPI_Request>& requests, const std::vector<int>& peers, MPI_Comm comm,
               const std::string& transport) {
   if (requests.empty()) return;
@@ -180,16 +230,37 @@ void abort_job(const std::string& message) {
   std::_Exit(3);
 }
 
-bool fault_injected(MPI_Comm comm, long& stop_after) {
-  const char* after = std::getenv("DISTSPMV_FAULT_STOP_AFTER");
-  if (after == nullptr || *after == '\0') return false;
-  stop_after = parse_long("DISTSPMV_FAULT_STOP_AFTER", after, 0);
+namespace {
+/// DISTSPMV_FAULT_RANK (default: the last rank of `comm`) is this rank.
+bool fault_rank_is_me(MPI_Comm comm) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   const char* which = std::getenv("DISTSPMV_FAULT_RANK");
   const long target = which != nullptr && *which != '\0' ? parse_long("DISTSPMV_FAULT_RANK", which, 0) : size - 1;
   return rank == target;
+}
+}  // namespace
+
+bool fault_injected(MPI_Comm comm, long& stop_after) {
+  const char* after = std::getenv("DISTSPMV_FAULT_STOP_AFTER");
+  if (after == nullptr || *after == '\0') return false;
+  stop_after = parse_long("DISTSPMV_FAULT_STOP_AFTER", after, 0);
+  return fault_rank_is_me(comm);
+}
+
+bool fault_in_setup(MPI_Comm comm, const std::string& step) {
+  const char* name = std::getenv("DISTSPMV_FAULT_STOP_IN_SETUP");
+  if (name == nullptr || *name == '\0' || step != name) return false;
+  return fault_rank_is_me(comm);
+}
+
+void stop_in_setup(const std::string& step) {
+  std::fprintf(stderr,
+               "distspmv: fault injection (DISTSPMV_FAULT_STOP_IN_SETUP=%s): rank %d stops in setup step '%s'\n",
+               step.c_str(), world_rank(), step.c_str());
+  std::fflush(stderr);
+  for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
 }
 
 void stop_here(int rank, long applies) {

@@ -6,8 +6,13 @@
 // neighbours involved, aborts the transports (ncclCommAbort) and then the job (MPI_Abort), so
 // that no rank is left waiting.
 //
+// Setup is watched the same way at its agreements (dist::collective_try, which every setup step
+// passes through): a rank that never arrives ends the job with the step named.
+//
 //   DISTSPMV_HALO_TIMEOUT=600          seconds (default 600; 0 waits for ever, as MPI itself would)
 //   DISTSPMV_FAULT_STOP_AFTER=K        testing: one rank stops inside its apply number K + 1
+//   DISTSPMV_FAULT_STOP_IN_SETUP=STEP  testing: one rank stops in the setup step named STEP (read,
+//                                      partition, redistribute, order, halo plan, operators, transport)
 //   DISTSPMV_FAULT_RANK=R              ... that rank (default: the last one)
 #pragma once
 
@@ -53,6 +58,13 @@ class registration {
 void wait_until(const std::function<bool()>& done, const std::function<std::string()>& what,
                 bool name_transports = true);
 
+/// A wait of setup: polls `done` (the agreement of setup step `step`, ranks of `comm`) until it
+/// returns true. Setup waits last as long as the slowest rank's step (seconds of METIS on rank 0),
+/// so after a millisecond it polls every 100 us and leaves the cores to the ranks still working.
+/// Past the timeout reports "rank R: waited S s in setup step 'STEP' for rank(s) ..." and aborts
+/// the job; never returns then.
+void wait_in_setup(const std::function<bool()>& done, const std::string& step, MPI_Comm comm);
+
 /// MPI_Waitall under the watchdog; `peers[i]` is the rank at the other end of `requests[i]`
 /// (in `comm`), named when the wait times out.
 void wait_all(std::vector<MPI_Request>& requests, const std::vector<int>& peers, MPI_Comm comm,
@@ -68,5 +80,12 @@ bool fault_injected(MPI_Comm comm, long& stop_after);
 /// The injected fault: says so on stderr and never returns (the watchdog of the other ranks
 /// ends the job).
 [[noreturn]] void stop_here(int rank, long applies);
+
+/// Failure injection for tests: true on the rank named by DISTSPMV_FAULT_RANK (default: the last
+/// rank of `comm`) when DISTSPMV_FAULT_STOP_IN_SETUP names `step`.
+bool fault_in_setup(MPI_Comm comm, const std::string& step);
+
+/// The injected setup fault: says so on stderr and never returns.
+[[noreturn]] void stop_in_setup(const std::string& step);
 
 }  // namespace distspmv::dist::watchdog

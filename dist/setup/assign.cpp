@@ -39,7 +39,7 @@ std::vector<int> metis_parts(MPI_Comm comm, const caller_slice& s, int seed) {
   const auto rows_per_rank = allgather(s.rows.rows, comm);
 
   std::vector<int> all_parts;
-  collective_try(comm, [&] {
+  collective_try(comm, "partition", [&] {
     if (me != 0) return;
     csr_matrix<double> pattern;  // values are not needed by the graph
     pattern.rows = pattern.cols = s.global_rows;
@@ -65,7 +65,7 @@ std::vector<int> assign_parts(MPI_Comm comm, const caller_slice& slice, partitio
   if (method == partitioner::ptscotch || method == partitioner::lp) {
     // Their failures are agreed inside already (every rank throws the same); this marks them so.
     std::vector<int> parts;
-    collective_try(comm, [&] {
+    collective_try(comm, "partition", [&] {
       parts = method == partitioner::ptscotch
                   ? partition::partition_ptscotch(comm, slice.first_row, slice.rows, slice.global_rows,
                                                   comm_size(comm), seed)
@@ -136,28 +136,29 @@ owned_rows redistribute(MPI_Comm comm, const caller_slice& s, const std::vector<
   map.row_recv_counts.resize(p);
   DSPMV_MPI_CHECK(MPI_Alltoall(count.data(), 1, MPI_INT64_T, map.row_recv_counts.data(), 1, MPI_INT64_T, comm));
 
-  // Place received rows at their owned positions.
+  // Place received rows at their owned positions (the owner's copy of its rows: agreed, so that
+  // running out of memory on one rank fails every rank).
   const global_index_type first = out.row_offsets[me];
   const global_index_type owned = out.row_offsets[me + 1] - first;
-  const std::size_t received = recv_headers.size() / 3;
-  map.row_recv_pos.resize(received);
-  out.caller_ids.assign(static_cast<std::size_t>(owned), -1);
-  std::vector<offset_type> length(static_cast<std::size_t>(owned), 0);
-  for (std::size_t k = 0; k < received; ++k) {
-    const global_index_type pos = recv_headers[3 * k] - first;
-    map.row_recv_pos[k] = pos;
-    out.caller_ids[pos] = recv_headers[3 * k + 1];
-    length[pos] = recv_headers[3 * k + 2];
-  }
   auto& o = out.a;
-  o.rows = owned;
-  o.cols = s.global_cols;
-  o.row_ptr.assign(static_cast<std::size_t>(owned) + 1, 0);
-  std::partial_sum(length.begin(), length.end(), o.row_ptr.begin() + 1);
-  o.col_idx.resize(recv_cols.size());
-  o.values.resize(recv_vals.size());
-  map.entry_recv_pos.resize(recv_cols.size());
-  {
+  collective_try(comm, "redistribute", [&] {
+    const std::size_t received = recv_headers.size() / 3;
+    map.row_recv_pos.resize(received);
+    out.caller_ids.assign(static_cast<std::size_t>(owned), -1);
+    std::vector<offset_type> length(static_cast<std::size_t>(owned), 0);
+    for (std::size_t k = 0; k < received; ++k) {
+      const global_index_type pos = recv_headers[3 * k] - first;
+      map.row_recv_pos[k] = pos;
+      out.caller_ids[pos] = recv_headers[3 * k + 1];
+      length[pos] = recv_headers[3 * k + 2];
+    }
+    o.rows = owned;
+    o.cols = s.global_cols;
+    o.row_ptr.assign(static_cast<std::size_t>(owned) + 1, 0);
+    std::partial_sum(length.begin(), length.end(), o.row_ptr.begin() + 1);
+    o.col_idx.resize(recv_cols.size());
+    o.values.resize(recv_vals.size());
+    map.entry_recv_pos.resize(recv_cols.size());
     offset_type k = 0;
     for (std::size_t r = 0; r < received; ++r) {
       const global_index_type pos = map.row_recv_pos[r];
@@ -167,8 +168,8 @@ owned_rows redistribute(MPI_Comm comm, const caller_slice& s, const std::vector<
         map.entry_recv_pos[k] = e;
       }
     }
-  }
-  recv_vals = {};
+    recv_vals = {};
+  });
 
   if (!contiguous_parts) {
     // Columns still carry caller ids: ask each column's loading rank for its new id.

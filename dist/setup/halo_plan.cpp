@@ -15,6 +15,16 @@ int owner_of(const std::vector<global_index_type>& row_offsets, global_index_typ
 
 }  // namespace
 
+void check_local_ids(MPI_Comm comm, global_index_type owned_rows, std::size_t ghosts) {
+  collective_try(comm, "halo plan", [&] {
+    const global_index_type limit = std::numeric_limits<index_type>::max();
+    if (owned_rows + static_cast<global_index_type>(ghosts) > limit)
+      DSPMV_BAD_INPUT("distributed matrix", "rank " + std::to_string(comm_rank(comm)),
+                      std::to_string(owned_rows) + " owned rows and " + std::to_string(ghosts) +
+                          " ghost columns do not fit 32-bit local indices; use more ranks");
+  });
+}
+
 halo_plan build_halo_plan(MPI_Comm comm, const owned_rows& rows) {
   const int me = comm_rank(comm);
   const auto& a = rows.a;
@@ -27,13 +37,7 @@ halo_plan build_halo_plan(MPI_Comm comm, const owned_rows& rows) {
     if (c < lo || c >= hi) plan.ghost_ids.push_back(c);
   std::sort(plan.ghost_ids.begin(), plan.ghost_ids.end());
   plan.ghost_ids.erase(std::unique(plan.ghost_ids.begin(), plan.ghost_ids.end()), plan.ghost_ids.end());
-  collective_try(comm, [&] {
-    const global_index_type limit = std::numeric_limits<index_type>::max();
-    if (n + static_cast<global_index_type>(plan.ghost_ids.size()) > limit)
-      DSPMV_BAD_INPUT("distributed matrix", "rank " + std::to_string(me),
-                      std::to_string(n) + " owned rows and " + std::to_string(plan.ghost_ids.size()) +
-                          " ghost columns do not fit 32-bit local indices; use more ranks");
-  });
+  check_local_ids(comm, n, plan.ghost_ids.size());
 
   // Split entries into A_local and A_halo.
   plan.entry_target.resize(a.col_idx.size());

@@ -35,6 +35,10 @@ struct halo_plan {
   std::vector<offset_type> entry_target;
 };
 
+/// Refuses, on every rank, a rank whose owned rows and ghost columns do not fit 32-bit local ids
+/// (collective: setup step 'halo plan').
+void check_local_ids(MPI_Comm comm, global_index_type owned_rows, std::size_t ghosts);
+
 /// Builds the plan from this rank's owned rows. Collective (one exchange of requested ids).
 halo_plan build_halo_plan(MPI_Comm comm, const owned_rows& rows);
 

@@ -21,7 +21,7 @@ std::vector<global_index_type> source_row_ranges(MPI_Comm comm, const std::strin
                                                  const io::source_options& options) {
   const int p = comm_size(comm);
   std::vector<global_index_type> b(p + 1, 0);
-  collective_try(comm, [&] {
+  collective_try(comm, "read", [&] {
     if (comm_rank(comm) != 0) return;
     switch (io::detect_format(source)) {
       case io::source_format::generator:
@@ -47,12 +47,12 @@ std::vector<global_index_type> source_row_ranges(MPI_Comm comm, const std::strin
 
 caller_slice load_slice(MPI_Comm comm, const std::string& source, const io::source_options& options) {
   io::source_format format{};
-  collective_try(comm, [&] { format = io::detect_format(source); });
+  collective_try(comm, "read", [&] { format = io::detect_format(source); });
   caller_slice s;
   if (format == io::source_format::matrix_market) {
     // No row index: parse once per rank, split by nonzeros, keep this rank's rows.
     csr_matrix<double> a;
-    collective_try(comm, [&] { a = io::read_matrix(source, options); });
+    collective_try(comm, "read", [&] { a = io::read_matrix(source, options); });
     const auto ranges = io::split_rows_by_nnz(a.row_ptr, comm_size(comm));
     const row_range mine = ranges[comm_rank(comm)];
     s.global_rows = a.rows;
@@ -63,7 +63,7 @@ caller_slice load_slice(MPI_Comm comm, const std::string& source, const io::sour
   }
   const auto b = source_row_ranges(comm, source, options);
   const int me = comm_rank(comm);
-  collective_try(comm, [&] {
+  collective_try(comm, "read", [&] {
     const auto info = io::describe_source(source, options);
     s.global_rows = info.rows;
     s.global_cols = info.cols;

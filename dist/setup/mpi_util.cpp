@@ -4,6 +4,7 @@
 #include <string>
 
 #include "common/errors.hpp"
+#include "dist/watchdog.hpp"
 
 namespace distspmv::dist {
 namespace {
@@ -60,13 +61,24 @@ template <typename E>
   }
   raise(error(message, __FILE__, __LINE__));
 }
+
+/// A step's name as a positive int (FNV-1a, 30 bits; 0 for unnamed), compared across ranks.
+int step_tag(const std::string& name) {
+  std::uint32_t h = 2166136261u;
+  for (unsigned char c : name) h = (h ^ c) * 16777619u;
+  return name.empty() ? 0 : static_cast<int>(h & 0x3fffffffu) | 1;
+}
 }  // namespace
 
-void collective_try(MPI_Comm comm, const std::function<void()>& step) {
+void collective_try(MPI_Comm comm, const std::function<void()>& step) { collective_try(comm, std::string(), step); }
+
+void collective_try(MPI_Comm comm, const std::string& name, const std::function<void()>& step) {
   std::string message, source, where, problem;
   error_kind kind = error_kind::generic;
   bool failed = false;
   try {
+    watchdog::timeout_seconds();  // a malformed DISTSPMV_HALO_TIMEOUT is agreed like any bad input
+    if (!name.empty() && watchdog::fault_in_setup(comm, name)) watchdog::stop_in_setup(name);
     step();
   } catch (const bad_input& e) {
     failed = true;
@@ -92,9 +104,25 @@ void collective_try(MPI_Comm comm, const std::function<void()>& step) {
     message = *e.what() ? e.what() : "unknown error";
   }
   const int me = comm_rank(comm), p = comm_size(comm);
-  const int failed_here = failed ? me : p;
-  int first_failed = 0;
-  DSPMV_MPI_CHECK(MPI_Allreduce(&failed_here, &first_failed, 1, MPI_INT, MPI_MIN, comm));
+  // One MIN over ranks: the lowest failing rank, the step's tag, and minus the tag (its MAX).
+  // Non-blocking and polled, so that a rank that never arrives is reported, not waited for.
+  const int tag = step_tag(name);
+  int agreed[3] = {failed ? me : p, tag, -tag};
+  MPI_Request request = MPI_REQUEST_NULL;
+  DSPMV_MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, agreed, 3, MPI_INT, MPI_MIN, comm, &request));
+  watchdog::wait_in_setup(
+      [&] {
+        int done = 0;
+        DSPMV_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
+        return done != 0;
+      },
+      name, comm);
+  if (agreed[1] != -agreed[2])
+    raise(error("rank " + std::to_string(me) + " at setup step '" + (name.empty() ? "(unnamed)" : name) +
+                    "' met ranks at another step: the ranks ran different sequences of collectives (a bug of "
+                    "distspmv; please report it with the command line)",
+                __FILE__, __LINE__));
+  const int first_failed = agreed[0];
   if (first_failed == p) return;
 
   // Broadcast the lowest failing rank's error: its kind, then its strings.

@@ -33,6 +33,16 @@ int comm_size(MPI_Comm comm);
 /// Runs `step` on every rank, then agrees: if it threw on any rank, every rank throws the error
 /// of the lowest failing rank (bad_input stays bad_input), marked collective(). Call it around
 /// every piece of setup that can fail on some ranks only, before the next collective call.
+///
+/// `name` names the setup step (read, partition, redistribute, order, halo plan, operators,
+/// transport). The agreement is a non-blocking allreduce polled under the halo watchdog
+/// (dist/watchdog.hpp): a rank that never arrives (stopped, hung in its step) ends the job after
+/// DISTSPMV_HALO_TIMEOUT seconds with the step named, not a hang. Ranks that arrive from steps of
+/// different names (their sequences of collectives diverged: a bug) all throw, instead of
+/// mismatching the collectives that follow. DISTSPMV_FAULT_STOP_IN_SETUP=NAME stops one rank
+/// here (tests).
+void collective_try(MPI_Comm comm, const std::string& name, const std::function<void()>& step);
+/// The same, unnamed (the apps' agreements; setup steps have names).
 void collective_try(MPI_Comm comm, const std::function<void()>& step);
 
 /// Elements per message of the large-count collectives below (2^30 by default; tests lower it to

@@ -22,8 +22,11 @@ void reorder_owned_rows(MPI_Comm comm, owned_rows& rows, layout_map& map, row_or
   const global_index_type first = rows.row_offsets[me];
   csr_matrix<double>& a = rows.a;
   const global_index_type n = a.rows;
-  const auto order = method == row_order::degree ? partition::degree_order(a.row_ptr) : partition::rcm_order(a, first);
-  const auto new_pos = partition::inverse_permutation(order);
+  std::vector<global_index_type> order, new_pos;
+  collective_try(comm, "order", [&] {
+    order = method == row_order::degree ? partition::degree_order(a.row_ptr) : partition::rcm_order(a, first);
+    new_pos = partition::inverse_permutation(order);
+  });
   auto owned = [&](global_index_type c) { return c >= first && c < first + n; };
 
   // The new ids of columns owned elsewhere: asked of their owners, once per distinct column.

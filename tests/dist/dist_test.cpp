@@ -1,7 +1,7 @@
 // The distributed matrix against a serial reference, at whatever number of ranks ctest starts
 // (1 to 4): generated and real matrices, every partitioner, alpha and beta != 0, ranks that own
 // no rows, empty rows and columns, a dense row, update_values, layout moves, and bad input that
-// must fail on every rank.
+// must fail on every rank (and collective_try's agreement itself).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -561,6 +561,32 @@ TEST(Distributed, BadRowsOnOneRankFailOnEveryRank) {
                                                       s.col_idx.data(), s.values.data(), memory_space::host,
                                                       host_options(partitioner::block)),
                  bad_input);
+  }
+}
+
+/// collective_try's agreement (non-blocking, watched): a named step that fails on one rank fails
+/// on every rank with that rank's error; ranks that arrive from differently named steps (their
+/// sequences of collectives diverged) all throw instead of mismatching the next collectives.
+TEST(Distributed, CollectiveTryAgreesOnFailuresAndSteps) {
+  const int me = world_rank(), last = world_size() - 1;
+  try {
+    dist::collective_try(MPI_COMM_WORLD, "halo plan", [&] {
+      if (me == last) DSPMV_BAD_INPUT("test", "rank " + std::to_string(me), "fails here");
+    });
+    ADD_FAILURE() << "the last rank's failure was not raised";
+  } catch (const bad_input& e) {
+    EXPECT_TRUE(e.collective());
+    EXPECT_NE(std::string(e.what()).find("fails here"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(dist::collective_try(MPI_COMM_WORLD, "operators", [] {}));
+  EXPECT_NO_THROW(dist::collective_try(MPI_COMM_WORLD, [] {}));
+  if (world_size() == 1) return;
+  try {
+    dist::collective_try(MPI_COMM_WORLD, me == 0 ? "operators" : "transport", [] {});
+    ADD_FAILURE() << "ranks at differently named steps agreed";
+  } catch (const error& e) {
+    EXPECT_TRUE(e.collective());
+    EXPECT_NE(std::string(e.what()).find("different sequences of collectives"), std::string::npos) << e.what();
   }
 }
 
