@@ -632,6 +632,9 @@ void distributed_matrix<V>::impl::choose_and_make_transport() {
   context.single_node = single_host(placement);
   context.nccl_compiled = DISTSPMV_HAVE_NCCL;
   context.mpi_cuda_aware = mpi.cuda_aware;
+  const auto sums = allreduce_sum({owned_nnz, plan.a_halo.nnz()}, comm);
+  context.mean_nnz_per_rank = static_cast<double>(sums[0]) / ranks;
+  context.halo_fraction = sums[0] > 0 ? static_cast<double>(sums[1]) / static_cast<double>(sums[0]) : 0.0;
   collective_try(comm, "transport", [&] { choice = choose_transport(options.transport, context); });
   collective_try(comm, "transport", [&] {
     if (ranks > 1) transport = make_transport<V>(choice.kind, comm, plan.pattern, send_buf, ghost_buf);

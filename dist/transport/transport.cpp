@@ -2,6 +2,9 @@
 
 #include "common/errors.hpp"
 
+#include <cstdio>
+#include <string>
+
 namespace distspmv::dist {
 
 transport_choice choose_transport(transport_kind requested, const transport_context& c) {
@@ -13,15 +16,21 @@ transport_choice choose_transport(transport_kind requested, const transport_cont
     case transport_kind::automatic:
       if (host) return {transport_kind::mpi_host, "host backend: MPI on host buffers"};
       if (c.ranks == 1) return {transport_kind::mpi_staged, "one rank: no halo to exchange"};
-      // One host, one GPU per rank: the GPUs store the halo into each other's memory and raise
-      // flags there, with no host in the exchange and the whole apply in one CUDA graph (issue 36;
-      // cuda-ipc's host handshake floors at 29-50 us per exchange). Not where ranks share a GPU:
-      // there a kernel spinning on a flag holds the GPU while the other process's time slice,
-      // which would raise the flag, waits (H100, 2 ranks, poisson3d:96 over cuda-ipc, whose
-      // handshake waits likewise: apply 4485 us, 353 us over staged MPI).
-      if (c.single_node && !c.gpu_shared)
-        return {transport_kind::peer_put,
-                "all ranks on one host, one GPU each: the GPUs put the halo into each other's memory (peer-put)"};
+      // One host, one GPU per rank (ipc_min_nnz_per_rank says why which). Not where ranks share a
+      // GPU: there a kernel spinning on a flag, or a handshake, waits for the other process's
+      // time slice (H100, 2 ranks, poisson3d:96 over cuda-ipc: apply 4485 us, 353 us staged).
+      if (c.single_node && !c.gpu_shared) {
+        char figures[160];
+        std::snprintf(figures, sizeof figures, "%.1f M nonzeros a rank, %.1f%% of them in ghost columns",
+                      c.mean_nnz_per_rank / 1e6, 100 * c.halo_fraction);
+        if (c.mean_nnz_per_rank >= ipc_min_nnz_per_rank && c.halo_fraction <= ipc_max_halo_fraction)
+          return {transport_kind::cuda_ipc, std::string("one host, one GPU per rank, ") + figures +
+                                                ": the local SpMV hides the halo, and the copy engines move it "
+                                                "without taking SMs from the SpMV (cuda-ipc)"};
+        return {transport_kind::peer_put, std::string("one host, one GPU per rank, ") + figures +
+                                              ": the GPUs put the halo into each other's memory, no host in the "
+                                              "exchange, the apply one CUDA graph (peer-put)"};
+      }
       if (c.nccl_compiled && !c.gpu_shared) return {transport_kind::nccl, "several hosts, NCCL available, one GPU per rank"};
       if (c.mpi_cuda_aware)
         return {transport_kind::mpi_cuda, c.gpu_shared ? "ranks share a GPU (NCCL refuses that); MPI is CUDA-aware"

@@ -55,7 +55,19 @@ struct transport_context {
   bool single_node = true;    ///< every rank runs on the same host (CUDA IPC reaches only those)
   bool nccl_compiled = false;
   bool mpi_cuda_aware = false;
+  double mean_nnz_per_rank = 0;  ///< the matrix's nonzeros over the ranks
+  double halo_fraction = 0;      ///< nonzeros in ghost columns over all nonzeros (the cut)
 };
+
+/// One host, one GPU per rank: cuda-ipc (copy engines, nothing on the SMs, but 30-50 us of host
+/// handshake per exchange) where the halo hides under a long local SpMV, peer-put elsewhere
+/// (issue 36, 4x H100, jobs/results/2026-11-27_h100x4_exchange). cuda-ipc against peer-put, apply
+/// at 4 ranks: stencil27:200 (53 M nonzeros a rank, cut 1%) 175.5 against 189.0 us; poisson3d:317
+/// (56 M, 0.3%) 219.0 against 233.3; lognormal (12 M, 11%) 139.1 against 155.9; but rmat:22:16
+/// (16 M, cut 75%: the halo block waits for the exchange) 239.5 against 211.9, and below a few
+/// million nonzeros a rank 45-58 against 21-27 (poisson3d:32, soc-Slashdot0902).
+constexpr double ipc_min_nnz_per_rank = 1 << 23;
+constexpr double ipc_max_halo_fraction = 0.25;
 
 struct transport_choice {
   transport_kind kind = transport_kind::mpi_host;

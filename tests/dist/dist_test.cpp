@@ -597,8 +597,17 @@ TEST(Distributed, TransportChoiceFollowsThePlacement) {
   c.where = backend::cuda;
   c.ranks = 4;
   c.nccl_compiled = true;
-  // One host, one GPU per rank: peer-put. Ranks sharing a GPU: MPI (NCCL refuses a shared GPU;
-  // CUDA IPC works there when asked for, but measured 13x slower than staged MPI).
+  // One host, one GPU per rank: peer-put, or cuda-ipc where a long local SpMV hides a small halo.
+  // Ranks sharing a GPU: MPI (NCCL refuses a shared GPU; CUDA IPC works there when asked for, but
+  // measured 13x slower than staged MPI).
+  EXPECT_EQ(choose_transport(transport_kind::automatic, c).kind, transport_kind::peer_put);
+  c.mean_nnz_per_rank = 5e7;
+  c.halo_fraction = 0.01;
+  EXPECT_EQ(choose_transport(transport_kind::automatic, c).kind, transport_kind::cuda_ipc);
+  c.halo_fraction = 0.75;  // R-MAT: the halo block waits for the exchange whatever hides it
+  EXPECT_EQ(choose_transport(transport_kind::automatic, c).kind, transport_kind::peer_put);
+  c.mean_nnz_per_rank = 1e6;
+  c.halo_fraction = 0.01;
   EXPECT_EQ(choose_transport(transport_kind::automatic, c).kind, transport_kind::peer_put);
   EXPECT_EQ(choose_transport(transport_kind::nccl, c).kind, transport_kind::nccl);
   EXPECT_EQ(choose_transport(transport_kind::cuda_ipc, c).kind, transport_kind::cuda_ipc);
