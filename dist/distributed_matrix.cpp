@@ -304,8 +304,7 @@ void distributed_matrix<V>::impl::setup_in_place(const std::vector<global_index_
   // chunks in flight cost the host at most 2 bytes per entry of the rank.
   const auto expected = static_cast<offset_type>(entries_per_row * static_cast<double>(n_owned));
   const offset_type chunk_nnz = std::min(options.setup_chunk_nnz, std::max<offset_type>(offset_type{1} << 20, expected / 16));
-  auto chunks = row_chunks(mine, entries_per_row, chunk_nnz);
-  if (n_owned == 0) chunks.clear();  // nothing to read (from_csr may pass no row_ptr for no rows)
+  const auto chunks = row_chunks(mine, entries_per_row, chunk_nnz);
   split_options so;
   so.keep_for_update = options.keep_for_update;
   so.nnz_hint = expected;

@@ -112,14 +112,12 @@ template <typename V>
 std::vector<V> diagonal_on_gpu(const device_csr_view<V>& a);
 
 /// Row chunks of [range) with about `chunk_nnz` entries each, from an estimate of the entries
-/// per row (the chunks' real sizes may differ; no row is cut). An empty range is one empty chunk,
-/// not none: a caller that agrees on each chunk (collective_try) then runs the same collectives
-/// on a rank without rows as on a rank whose rows fit one chunk (more ranks than rows).
+/// per row (the chunks' real sizes may differ; no row is cut); none for an empty range. Ranks hold
+/// different numbers of chunks: agree once around a loop over them, never once per chunk.
 inline std::vector<row_range> row_chunks(row_range range, double entries_per_row, offset_type chunk_nnz) {
   const double per_row = entries_per_row > 1 ? entries_per_row : 1.0;
   const auto rows = static_cast<global_index_type>(static_cast<double>(chunk_nnz) / per_row);
   const global_index_type step = rows > 1 ? rows : 1;
-  if (range.end <= range.begin) return {range};
   std::vector<row_range> chunks;
   for (global_index_type a = range.begin; a < range.end; a += step)
     chunks.push_back({a, a + step < range.end ? a + step : range.end});

@@ -80,18 +80,18 @@ void destroy_at_finalize() {
 /// host's GPUs out of service), unless the user set the variable.
 void keep_multicast_off() { setenv("NCCL_NVLS_ENABLE", "0", /*overwrite=*/0); }
 
-/// MPI_Allreduce(MIN) of `v` polled under the halo watchdog: a rank that never arrives (stopped,
-/// or on another path through setup) ends the job with `step` named instead of a hang.
-void watched_min(int* v, int n, MPI_Comm comm, const char* step) {
+/// MPI_Allreduce(MIN) of `v` under the setup watchdog: a rank that never arrives (stopped, or on
+/// another path through setup) ends the job with the step named instead of a hang in NCCL's init.
+void watched_min(int* v, int n, MPI_Comm comm) {
   MPI_Request request = MPI_REQUEST_NULL;
   DSPMV_MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, v, n, MPI_INT, MPI_MIN, comm, &request));
-  watchdog::wait_until(
+  watchdog::wait_in_setup(
       [&] {
         int done = 0;
         DSPMV_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
         return done != 0;
       },
-      [step] { return std::string("the other ranks at setup step '") + step + "'"; }, false);
+      "transport (NCCL communicator)", comm);
 }
 
 /// The NCCL communicator over `comm`'s processes on this process's current GPU: the one made
@@ -124,7 +124,7 @@ shared_comm nccl_comm_for(MPI_Comm comm) {
   auto& cache = comm_cache();
   const auto cached = failure ? cache.end() : cache.find(key);
   int agreed[2] = {cached != cache.end() ? 1 : 0, failure ? 0 : 1};  // every rank has one; got this far
-  watched_min(agreed, 2, comm, "NCCL communicator");
+  watched_min(agreed, 2, comm);
   if (failure) std::rethrow_exception(failure);
   if (!agreed[1]) throw error("NCCL communicator: another rank failed before creating it", __FILE__, __LINE__);
   if (agreed[0]) return cached->second;
