@@ -29,6 +29,7 @@
 #include "common/errors.hpp"
 #include "common/mpi_check.hpp"
 #include "dist/gpu.hpp"
+#include "dist/transport/ipc_setup.hpp"
 #include "dist/transport/transport.hpp"
 #include "dist/watchdog.hpp"
 
@@ -64,18 +65,6 @@ gpu::event_ptr open_event(const cudaIpcEventHandle_t& handle) {
   return gpu::event_ptr(e);
 }
 
-/// A neighbour's buffer mapped into this process, unmapped on destruction.
-struct ipc_closer {
-  void operator()(void* p) const noexcept { cudaIpcCloseMemHandle(p); }
-};
-using mapped_ptr = std::unique_ptr<void, ipc_closer>;
-
-void wait_all(std::vector<MPI_Request>& requests) {
-  if (!requests.empty())
-    DSPMV_MPI_CHECK(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
-  requests.clear();
-}
-
 [[noreturn]] void fail(const std::string& what) { throw error("cuda-ipc transport: " + what, __FILE__, __LINE__); }
 
 template <typename V>
@@ -106,25 +95,17 @@ class ipc_transport final : public halo_transport<V> {
     // 2. Exchange them with the neighbours.
     std::vector<exported_slice> out(n_receivers), in(n_senders);
     std::vector<exported_event> receivers_pulled(n_receivers);
-    std::vector<MPI_Request> requests;
-    auto post = [&](auto* data, int peer, int tag, bool sending) {
-      const int bytes = static_cast<int>(sizeof(*data));
-      requests.emplace_back();
-      if (sending)
-        DSPMV_MPI_CHECK(MPI_Isend(data, bytes, MPI_BYTE, peer, tag, comm_, &requests.back()));
-      else
-        DSPMV_MPI_CHECK(MPI_Irecv(data, bytes, MPI_BYTE, peer, tag, comm_, &requests.back()));
-    };
+    setup_messages messages(comm_);
     for (std::size_t i = 0; i < n_receivers; ++i) {
       out[i] = {my_buffer, my_packed, pattern.send_offsets[i], pattern.send_offsets[i + 1] - pattern.send_offsets[i], ok};
-      post(&out[i], pattern.send_ranks[i], tag_slice, true);
-      post(&receivers_pulled[i], pattern.send_ranks[i], tag_pulled_handle, false);
+      messages.send(out[i], pattern.send_ranks[i], tag_slice);
+      messages.receive(receivers_pulled[i], pattern.send_ranks[i], tag_pulled_handle);
     }
     for (std::size_t j = 0; j < n_senders; ++j) {
-      post(&in[j], pattern.recv_ranks[j], tag_slice, false);
-      post(&my_pulled, pattern.recv_ranks[j], tag_pulled_handle, true);
+      messages.receive(in[j], pattern.recv_ranks[j], tag_slice);
+      messages.send(my_pulled, pattern.recv_ranks[j], tag_pulled_handle);
     }
-    wait_all(requests);
+    messages.wait("cuda-ipc");
     if (failure) std::rethrow_exception(failure);
     // 3. Open what the neighbours exported.
     for (std::size_t j = 0; j < n_senders; ++j) {

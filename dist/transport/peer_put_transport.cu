@@ -42,6 +42,7 @@
 #include "common/mpi_check.hpp"
 #include "dist/gpu.hpp"
 #include "dist/transport/device_flags.cuh"
+#include "dist/transport/ipc_setup.hpp"
 #include "dist/transport/transport.hpp"
 #include "dist/watchdog.hpp"
 #include "local_kernels/device_storage.hpp"
@@ -140,11 +141,6 @@ gpu::device_ptr upload(const void* host, std::size_t bytes) {
   return d;
 }
 
-struct ipc_closer {
-  void operator()(void* p) const noexcept { cudaIpcCloseMemHandle(p); }
-};
-using mapped_ptr = std::unique_ptr<void, ipc_closer>;
-
 struct pinned_note_deleter {
   void operator()(spin_note* p) const noexcept { cudaFreeHost(p); }
 };
@@ -182,30 +178,19 @@ class peer_put_transport final : public halo_transport<V> {
     // 2. Tell each sender where to put its entries, each receiver where to acknowledge.
     std::vector<receiver_info> to_senders(n_senders), from_receivers(n_receivers);
     std::vector<sender_info> to_receivers(n_receivers), from_senders(n_senders);
-    std::vector<MPI_Request> requests;
-    auto post = [&](auto* data, int peer, int tag, bool sending) {
-      const int bytes = static_cast<int>(sizeof(*data));
-      requests.emplace_back();
-      if (sending)
-        DSPMV_MPI_CHECK(MPI_Isend(data, bytes, MPI_BYTE, peer, tag, comm_, &requests.back()));
-      else
-        DSPMV_MPI_CHECK(MPI_Irecv(data, bytes, MPI_BYTE, peer, tag, comm_, &requests.back()));
-    };
+    setup_messages messages(comm_);
     for (std::size_t j = 0; j < n_senders; ++j) {
       const auto count = pattern.recv_offsets[j + 1] - pattern.recv_offsets[j];
       to_senders[j] = {ghost_handle, flag_handle, pattern.recv_offsets[j], count, static_cast<std::int64_t>(j), ok};
-      post(&to_senders[j], pattern.recv_ranks[j], tag_receiver, true);
-      post(&from_senders[j], pattern.recv_ranks[j], tag_sender, false);
+      messages.send(to_senders[j], pattern.recv_ranks[j], tag_receiver);
+      messages.receive(from_senders[j], pattern.recv_ranks[j], tag_sender);
     }
     for (std::size_t i = 0; i < n_receivers; ++i) {
       to_receivers[i] = {flag_handle, static_cast<std::int64_t>(n_senders + i), ok};
-      post(&to_receivers[i], pattern.send_ranks[i], tag_sender, true);
-      post(&from_receivers[i], pattern.send_ranks[i], tag_receiver, false);
+      messages.send(to_receivers[i], pattern.send_ranks[i], tag_sender);
+      messages.receive(from_receivers[i], pattern.send_ranks[i], tag_receiver);
     }
-    std::vector<int> peers;
-    for (std::size_t j = 0; j < n_senders; ++j) peers.insert(peers.end(), 2, pattern.recv_ranks[j]);
-    for (std::size_t i = 0; i < n_receivers; ++i) peers.insert(peers.end(), 2, pattern.send_ranks[i]);
-    watchdog::wait_all(requests, peers, comm_, "peer-put setup");
+    messages.wait("peer-put");
     if (failure) std::rethrow_exception(failure);
 
     // 3. Map what the neighbours exported: each neighbour's flags once, ghost buffers once.
