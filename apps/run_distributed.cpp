@@ -531,7 +531,8 @@ int run_typed(const run_options& o) {
     fmt::print("  vs cuSPARSE: not measured ({})\n", vendor_note);
   if (has_comm)
     fmt::print("  overlap efficiency {:.2f} ((local + exchange - apply) / min(local, exchange))\n", overlap);
-  fmt::print("  {:.1f} GFLOP/s, {:.0f} GB/s effective per GPU (CSR byte model){}\n", gflops, gbps_per_gpu,
+  fmt::print("  {:.1f} GFLOP/s, {:.0f} GB/s effective per {} (CSR byte model){}\n", gflops, gbps_per_gpu,
+             cuda ? "GPU" : "rank",
              copy_gbps > 0 ? fmt::format(", {:.0f}% of the device copy bandwidth {:.0f} GB/s", 100 * gbps_per_gpu / copy_gbps,
                                          copy_gbps)
                            : "");
