@@ -1,0 +1,151 @@
+// Arrays from Python without copies: NumPy arrays through pybind11's array type, device arrays
+// through the CUDA Array Interface (version 2 or 3: CuPy, PyTorch, Numba; its "stream" entry is
+// read for the stream rules of Matrix.apply). Only 1-D contiguous arrays of the exact dtype are
+// accepted: a silent conversion would copy, and on the CUDA backend a copy defeats the point.
+#include <pybind11/numpy.h>
+
+#include "binding.hpp"
+
+namespace distspmv::python {
+
+namespace {
+
+struct dtype_facts {
+  char kind;
+  int itemsize;
+  const char* typestr;  ///< the CUDA Array Interface's name (little-endian)
+};
+
+dtype_facts facts(element e) {
+  switch (e) {
+    case element::float64: return {'f', 8, "<f8"};
+    case element::float32: return {'f', 4, "<f4"};
+    case element::int64: return {'i', 8, "<i8"};
+  }
+  return {'f', 8, "<f8"};
+}
+
+std::string type_name(py::handle obj) {
+  const py::handle type = py::type::handle_of(obj);
+  return py::str(type.attr("__module__")).cast<std::string>() + "." + py::str(type.attr("__name__")).cast<std::string>();
+}
+
+/// Borrowed item of a dict, or null.
+PyObject* item(PyObject* dict, const char* key) { return PyDict_GetItemString(dict, key); }
+
+array_view view_numpy(const py::array& a, element type, const char* name, bool writable) {
+  const dtype_facts want = facts(type);
+  const py::dtype dt = a.dtype();
+  const char order = dt.byteorder();
+  if (dt.kind() != want.kind || dt.itemsize() != want.itemsize || order == '>')
+    raise_array_type(std::string(name) + ": dtype " + py::str(dt.ptr()).cast<std::string>() + ", expected " + to_string(type) +
+                     " (convert with numpy.asarray(v, dtype=numpy." + to_string(type) + "))");
+  if (a.ndim() != 1)
+    raise_array_type(std::string(name) + ": a " + std::to_string(a.ndim()) + "-D array, expected a 1-D array");
+  if (a.shape(0) > 1 && a.strides(0) != want.itemsize)
+    raise_array_type(std::string(name) + ": not contiguous (stride " + std::to_string(a.strides(0)) +
+                     " bytes); pass numpy.ascontiguousarray(v)");
+  if (writable && !a.writeable()) raise_array_type(std::string(name) + ": the array is read-only");
+  array_view v;
+  v.data = const_cast<void*>(a.data());
+  v.size = a.shape(0);
+  v.readonly = !a.writeable();
+  return v;
+}
+
+array_view view_cuda(PyObject* cai, element type, const char* name, bool writable) {
+  if (!PyDict_Check(cai)) raise_array_type(std::string(name) + ": __cuda_array_interface__ is not a dict");
+  const dtype_facts want = facts(type);
+  PyObject* typestr = item(cai, "typestr");
+  PyObject* shape = item(cai, "shape");
+  PyObject* data = item(cai, "data");
+  if (!typestr || !shape || !data || !PyUnicode_Check(typestr) || !PyTuple_Check(shape) || !PyTuple_Check(data) ||
+      PyTuple_GET_SIZE(data) != 2)
+    raise_array_type(std::string(name) + ": __cuda_array_interface__ lacks typestr, shape or data");
+  const char* ts = PyUnicode_AsUTF8(typestr);
+  if (!ts) throw py::error_already_set();
+  if (std::string(ts) != want.typestr)
+    raise_array_type(std::string(name) + ": typestr '" + ts + "', expected '" + want.typestr + "' (" + to_string(type) +
+                     ")");
+  if (PyTuple_GET_SIZE(shape) != 1)
+    raise_array_type(std::string(name) + ": a " + std::to_string(PyTuple_GET_SIZE(shape)) +
+                     "-D array, expected a 1-D array");
+  array_view v;
+  v.size = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, 0));
+  if (PyObject* strides = item(cai, "strides"); strides && strides != Py_None) {
+    if (!PyTuple_Check(strides) || PyTuple_GET_SIZE(strides) != 1)
+      raise_array_type(std::string(name) + ": __cuda_array_interface__ strides is not a 1-tuple");
+    const long long stride = PyLong_AsLongLong(PyTuple_GET_ITEM(strides, 0));
+    if (v.size > 1 && stride != want.itemsize)
+      raise_array_type(std::string(name) + ": not contiguous (stride " + std::to_string(stride) +
+                       " bytes); pass cupy.ascontiguousarray(v)");
+  }
+  if (PyObject* mask = item(cai, "mask"); mask && mask != Py_None)
+    raise_array_type(std::string(name) + ": masked arrays are not supported");
+  v.data = reinterpret_cast<void*>(static_cast<std::uintptr_t>(PyLong_AsUnsignedLongLongMask(PyTuple_GET_ITEM(data, 0))));
+  v.readonly = PyObject_IsTrue(PyTuple_GET_ITEM(data, 1)) == 1;
+  if (writable && v.readonly) raise_array_type(std::string(name) + ": the array is read-only");
+  if (PyObject* stream = item(cai, "stream"); stream && stream != Py_None)
+    v.stream = static_cast<std::uintptr_t>(PyLong_AsUnsignedLongLongMask(stream));
+  if (PyErr_Occurred()) throw py::error_already_set();
+  v.device = true;
+  return v;
+}
+
+}  // namespace
+
+const char* to_string(element e) {
+  switch (e) {
+    case element::float64: return "float64";
+    case element::float32: return "float32";
+    case element::int64: return "int64";
+  }
+  return "?";
+}
+
+array_view view_array(py::handle obj, element type, std::int64_t expected, const char* name, bool writable) {
+  array_view v;
+  if (py::isinstance<py::array>(obj)) {
+    v = view_numpy(py::reinterpret_borrow<py::array>(obj), type, name, writable);
+  } else if (PyObject* cai = PyObject_GetAttrString(obj.ptr(), "__cuda_array_interface__")) {
+    const py::object owner = py::reinterpret_steal<py::object>(cai);
+    v = view_cuda(cai, type, name, writable);
+  } else {
+    PyErr_Clear();
+    raise_array_type(std::string(name) + ": expected a NumPy array, or a device array with __cuda_array_interface__ "
+                     "(CuPy), not " + type_name(obj));
+  }
+  if (expected >= 0 && v.size != expected)
+    raise_argument(std::string(name) + ": has " + std::to_string(v.size) + " entries, expected " +
+                   std::to_string(expected));
+  return v;
+}
+
+std::uintptr_t stream_from_python(py::handle stream) {
+  if (stream.is_none()) return 0;
+  if (PyLong_Check(stream.ptr())) return stream.cast<std::uintptr_t>();
+  if (py::hasattr(stream, "ptr")) return stream.attr("ptr").cast<std::uintptr_t>();
+  if (py::hasattr(stream, "cuda_stream")) return stream.attr("cuda_stream").cast<std::uintptr_t>();
+  raise_array_type("stream: expected None, an int (a cudaStream_t), or a stream object with .ptr (CuPy) or "
+                   ".cuda_stream (PyTorch), not " + type_name(stream));
+}
+
+py::object empty_like(py::handle like) {
+  if (py::isinstance<py::array>(like)) return py::module_::import("numpy").attr("empty_like")(like);
+  const std::string module = py::str(py::type::handle_of(like).attr("__module__")).cast<std::string>();
+  const py::module_ lib = py::module_::import(module.substr(0, module.find('.')).c_str());
+  if (!py::hasattr(lib, "empty_like"))
+    raise_array_type("no empty_like in module " + module + " to make the output array: pass y (or x0)");
+  return lib.attr("empty_like")(like);
+}
+
+py::object numpy_empty(std::int64_t n, element type) {
+  switch (type) {
+    case element::float32: return py::array_t<float>(static_cast<py::ssize_t>(n));
+    case element::int64: return py::array_t<std::int64_t>(static_cast<py::ssize_t>(n));
+    case element::float64: break;
+  }
+  return py::array_t<double>(static_cast<py::ssize_t>(n));
+}
+
+}  // namespace distspmv::python
