@@ -98,6 +98,7 @@ cli_commands define_cli(CLI::App& cli, cli_options& options, const std::string& 
   commands.info = info;
 
   commands.solve = add_solve_command(cli, options.solve);
+  commands.model = add_model_command(cli, options.model);
   return commands;
 }
 
@@ -149,6 +150,31 @@ CLI::App* add_solve_command(CLI::App& cli, solve_options& o) {
   s->add_flag("--allow-nonfinite", o.allow_nonfinite, "accept NaN and Inf values in the matrix and in b");
   s->add_option("--seed", o.seed, "seed of random generators")->capture_default_str();
   return s;
+}
+
+CLI::App* add_model_command(CLI::App& cli, model::options& o) {
+  auto* m = cli.add_subcommand("model",
+                               "predict the apply at many ranks on this CPU: the real partition at each rank count, "
+                               "its halo per rank, and times from a machine description (docs/performance.md)");
+  m->add_option("matrix", o.source, "matrix file or generator gen:KIND:ARGS")->required();
+  m->add_option("--ranks", o.ranks, "comma-separated rank (GPU) counts")->capture_default_str();
+  m->add_option("--partition", o.partition,
+                "block (the read ranges), lp (label propagation as P ranks run it, in one process), metis (the "
+                "same METIS call as a P-rank run) or ptscotch (PT-Scotch in one process with P parts: approximate)")
+      ->check(CLI::IsMember({"block", "lp", "metis", "ptscotch"}))
+      ->capture_default_str();
+  m->add_option("--gpus-per-host", o.gpus_per_host, "consecutive ranks per host (the off-host halo)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  m->add_option("--machine", o.machine, "machine description JSON (default: jobs/machines/h100_ib.json of the source tree)");
+  m->add_option("--format-class", o.format_class, "SpMV class of the machine description (auto: from the pattern)")
+      ->capture_default_str();
+  m->add_option("--transport", o.transport, "exchange on one host: an entry of the description's exchange (default: its on_host)");
+  m->add_option("--json", o.json, "also write the figures and predictions as JSON to this file");
+  m->add_flag("--per-rank", o.per_rank, "every rank's figures in the JSON");
+  m->add_option("--seed", o.seed, "generator seed")->capture_default_str();
+  m->add_option("--partition-seed", o.partition_seed, "METIS and lp seed (as a run's)")->capture_default_str();
+  return m;
 }
 
 }  // namespace distspmv::app

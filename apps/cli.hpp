@@ -7,6 +7,7 @@
 #include <string>
 
 #include "apps/commands.hpp"
+#include "apps/model/model.hpp"
 #include "apps/solve.hpp"
 
 namespace CLI {
@@ -35,6 +36,7 @@ struct cli_options {
   convert_options convert;
   info_options info;
   solve_options solve;
+  model::options model;
 };
 
 /// The subcommands, for main() to test which one was given (`if (*commands.convert)`).
@@ -42,11 +44,15 @@ struct cli_commands {
   CLI::App* convert = nullptr;
   CLI::App* info = nullptr;
   CLI::App* solve = nullptr;
+  CLI::App* model = nullptr;
 };
 
 /// Defines the options and subcommands of the distspmv program on `cli`, bound to `options`
 /// (which must outlive `cli`). Parses nothing and touches no file.
 /// @param format_help  the --format help text (main() lists the registered formats).
 cli_commands define_cli(CLI::App& cli, cli_options& options, const std::string& format_help);
+
+/// Defines the `model` subcommand (apps/model/model.hpp) on `cli`, bound to `options`.
+CLI::App* add_model_command(CLI::App& cli, model::options& options);
 
 }  // namespace distspmv::app

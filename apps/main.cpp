@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "apps/cli.hpp"
+#include "apps/model/model.hpp"
 #include "apps/commands.hpp"
 #include "apps/solve.hpp"
 #include "common/errors.hpp"
@@ -85,6 +86,7 @@ int main_body(int argc, char** argv, int rank, int ranks) {
   if (*commands.info)
     return on_rank_zero(rank,
                         [&] { return app::run_info(o.info.source, o.info.json, o.info.allow_nonfinite, o.info.seed); });
+  if (*commands.model) return on_rank_zero(rank, [&] { return model::run_model(o.model); });
   if (*commands.solve) return run_everywhere(rank, ranks, [&] { return app::run_solve(o.solve); });
   return run_everywhere(rank, ranks, [&] { return app::run_spmv(o.run); });
 }

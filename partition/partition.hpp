@@ -88,6 +88,15 @@ std::vector<int> partition_label_propagation(MPI_Comm comm, global_index_type fi
                                              const csr_matrix<double>& rows, global_index_type global_rows, int parts,
                                              int seed = 1, const label_propagation_options& options = {});
 
+/// partition_label_propagation as `ranges.size() - 1` ranks holding rows [ranges[r], ranges[r + 1])
+/// would compute it, in one process: the ranks' rounds run in lockstep, their figures summed where
+/// MPI would reduce them, so the labels (of all rows, in row order) are the same. `g` is the
+/// symmetrised graph (symmetrised_graph: weights = row nonzeros). Memory: about the graph again in
+/// 32-bit local ids, plus 8 vectors of `parts` entries per rank. Used by `distspmv model`.
+std::vector<int> partition_label_propagation_in_process(const graph& g, const std::vector<global_index_type>& ranges,
+                                                        int parts, int seed = 1,
+                                                        const label_propagation_options& options = {});
+
 /// What a partition costs the SpMV.
 struct partition_quality {
   int parts = 0;

@@ -31,7 +31,7 @@ asan_targets=(
   local_kernels_hdia_build_test local_kernels_ipcsr_build_test local_kernels_ellr_build_test
   local_kernels_pellr_build_test local_kernels_sell_build_test local_kernels_panel_build_test
   local_kernels_format_selector_test
-  partition_test ptscotch_test label_propagation_test ordering_test
+  partition_test ptscotch_test label_propagation_test ordering_test model_test
   dist_test auto_partition_test split_rows_test solvers_test c_api_test fortran_api_test
   distspmv
 )

@@ -1,0 +1,173 @@
+// The halo at P ranks without P processes (model.hpp): the pattern, the read ranges, the
+// partitioners of a real run, and per rank the figures its halo plan would report.
+#include <algorithm>
+#include <numeric>
+
+#include "apps/model/model.hpp"
+#include "common/csr_matrix.hpp"
+#include "io/generators.hpp"
+#include "io/matrix_source.hpp"
+#include "io/row_split.hpp"
+#include "partition/partition.hpp"
+
+namespace distspmv::model {
+
+pattern read_pattern(const std::string& source, std::uint64_t seed) {
+  io::source_options so;
+  so.seed = seed;
+  pattern a;
+  a.source = source;
+  a.generator = io::detect_format(source) == io::source_format::generator;
+  const auto add = [&](const csr_matrix<double>& rows) {
+    for (global_index_type i = 0; i < rows.rows; ++i) a.row_ptr.push_back(a.row_ptr.back() + rows.row_length(i));
+    a.col.insert(a.col.end(), rows.col_idx.begin(), rows.col_idx.end());
+  };
+  if (io::detect_format(source) == io::source_format::matrix_market) {
+    // No row index: read whole (as every rank of a real run does).
+    const auto m = io::read_matrix(source, so);
+    a.rows = m.rows;
+    if (m.rows != m.cols) DSPMV_BAD_INPUT("model", source, "the matrix is not square");
+    add(m);
+    return a;
+  }
+  const auto info = io::describe_source(source, so);
+  if (info.rows != info.cols) DSPMV_BAD_INPUT("model", source, "the matrix is not square");
+  a.rows = info.rows;
+  a.row_ptr.reserve(static_cast<std::size_t>(a.rows) + 1);
+  a.col.reserve(static_cast<std::size_t>(std::max<offset_type>(0, info.nnz)));
+  // Chunks of about 2^22 nonzeros: the values of one chunk at a time.
+  const double per_row = info.rows > 0 ? std::max(1.0, static_cast<double>(info.nnz) / static_cast<double>(info.rows)) : 1;
+  const auto chunk = std::max<global_index_type>(1, static_cast<global_index_type>((1 << 22) / per_row));
+  for (global_index_type r = 0; r < a.rows; r += chunk)
+    add(io::read_matrix_rows(source, row_range{r, std::min(a.rows, r + chunk)}, so));
+  return a;
+}
+
+std::vector<global_index_type> read_ranges(const pattern& a, int ranks) {
+  const auto split = a.generator ? io::split_rows_evenly(a.rows, ranks) : io::split_rows_by_nnz(a.row_ptr, ranks);
+  std::vector<global_index_type> b{0};
+  for (const auto& r : split) b.push_back(r.end);
+  return b;
+}
+
+struct partitioner::graph_holder {
+  partition::graph g;
+};
+
+partitioner::partitioner(const pattern& a, std::string method, int seed) : a_(a), method_(std::move(method)), seed_(seed) {
+  if (method_ != "block" && method_ != "lp" && method_ != "metis" && method_ != "ptscotch")
+    DSPMV_BAD_INPUT("model", "--partition", "'" + method_ + "' is not block, lp, metis or ptscotch");
+  if (method_ == "lp" || method_ == "metis") {
+    // symmetrised_graph reads row_ptr and col_idx only: a view of the pattern without values.
+    csr_matrix<double> view;
+    view.rows = view.cols = a.rows;
+    view.row_ptr = a.row_ptr;
+    view.col_idx = a.col;
+    graph_ = std::make_shared<graph_holder>();
+    graph_->g = partition::symmetrised_graph(view);
+  }
+}
+
+std::vector<int> partitioner::parts(int ranks) const {
+  std::vector<int> part(static_cast<std::size_t>(a_.rows), 0);
+  if (ranks == 1) return part;
+  const auto ranges = read_ranges(a_, ranks);
+  if (method_ == "block") {
+    for (int q = 0; q < ranks; ++q) std::fill(part.begin() + ranges[q], part.begin() + ranges[q + 1], q);
+    return part;
+  }
+  if (method_ == "lp") return partition::partition_label_propagation_in_process(graph_->g, ranges, ranks, seed_);
+  if (method_ == "metis") return partition::partition_metis(graph_->g, ranks, seed_);
+  csr_matrix<double> whole;  // ptscotch: one process, P parts
+  whole.rows = whole.cols = a_.rows;
+  whole.row_ptr = a_.row_ptr;
+  whole.col_idx = a_.col;
+  whole.values.assign(a_.col.size(), 1.0);
+  return partition::partition_ptscotch(MPI_COMM_SELF, 0, whole, a_.rows, ranks, seed_);
+}
+
+std::vector<rank_figures> halo_figures(const pattern& a, const std::vector<int>& part, int ranks, int gpus_per_host) {
+  std::vector<rank_figures> f(ranks);
+  // Rows grouped by rank (a stable counting sort).
+  std::vector<offset_type> first(static_cast<std::size_t>(ranks) + 1, 0);
+  for (int q : part) ++first[q + 1];
+  std::partial_sum(first.begin(), first.end(), first.begin());
+  std::vector<global_index_type> rows_of(static_cast<std::size_t>(a.rows));
+  {
+    std::vector<offset_type> at(first.begin(), first.end() - 1);
+    for (global_index_type i = 0; i < a.rows; ++i) rows_of[at[part[i]]++] = i;
+  }
+  const auto host = [&](int q) { return q / std::max(1, gpus_per_host); };
+  // Columns and ranks already counted for the rank at hand (stamps: no clearing between ranks).
+  std::vector<int> seen_col(static_cast<std::size_t>(a.rows), -1), seen_rank(ranks, -1);
+  std::vector<offset_type> from(ranks, 0);
+  std::vector<std::vector<int>> peers(ranks);  // receive-from, then send-to ranks
+  for (int r = 0; r < ranks; ++r) {
+    auto& me = f[r];
+    std::vector<int> sources;
+    for (offset_type k = first[r]; k < first[r + 1]; ++k) {
+      const global_index_type i = rows_of[k];
+      ++me.rows;
+      me.nnz += a.row_ptr[i + 1] - a.row_ptr[i];
+      bool boundary = false;
+      for (offset_type e = a.row_ptr[i]; e < a.row_ptr[i + 1]; ++e) {
+        const global_index_type c = a.col[e];
+        const int q = part[c];
+        if (q == r) continue;
+        boundary = true;
+        ++me.halo_nnz;
+        if (seen_col[c] == r) continue;
+        seen_col[c] = r;
+        ++me.ghosts;
+        if (seen_rank[q] != r) {
+          seen_rank[q] = r;
+          sources.push_back(q);
+          from[q] = 0;
+        }
+        ++from[q];
+      }
+      me.boundary_rows += boundary;
+    }
+    for (int q : sources) {
+      peers[r].push_back(q);
+      peers[q].push_back(r);
+      f[q].sends += from[q];
+      if (host(q) != host(r)) {
+        me.ghosts_off_host += from[q];
+        f[q].sends_off_host += from[q];
+      }
+    }
+  }
+  for (int r = 0; r < ranks; ++r) {
+    auto& p = peers[r];
+    std::sort(p.begin(), p.end());
+    p.erase(std::unique(p.begin(), p.end()), p.end());
+    f[r].neighbours = static_cast<int>(p.size());
+    f[r].neighbours_off_host =
+        static_cast<int>(std::count_if(p.begin(), p.end(), [&](int q) { return host(q) != host(r); }));
+  }
+  return f;
+}
+
+std::string guess_class(const pattern& a) {
+  // A sample of up to 4096 rows spread over the matrix: the distinct offsets c - r and their entries.
+  std::vector<global_index_type> offsets;
+  const global_index_type step = std::max<global_index_type>(1, a.rows / 4096);
+  for (global_index_type i = 0; i < a.rows; i += step)
+    for (offset_type e = a.row_ptr[i]; e < a.row_ptr[i + 1]; ++e) offsets.push_back(a.col[e] - i);
+  if (offsets.empty()) return "csr";
+  std::sort(offsets.begin(), offsets.end());
+  std::vector<offset_type> counts;
+  for (std::size_t k = 0; k < offsets.size();) {
+    std::size_t j = k;
+    while (j < offsets.size() && offsets[j] == offsets[k]) ++j;
+    counts.push_back(static_cast<offset_type>(j - k));
+    k = j;
+  }
+  std::sort(counts.rbegin(), counts.rend());
+  const offset_type top = std::accumulate(counts.begin(), counts.begin() + std::min<std::size_t>(32, counts.size()),
+                                          offset_type{0});
+  return static_cast<double>(top) >= 0.95 * static_cast<double>(offsets.size()) ? "diagonal" : "csr";
+}
+
+}  // namespace distspmv::model

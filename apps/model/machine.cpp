@@ -1,0 +1,104 @@
+// The machine description and the time model (model.hpp; docs/performance.md, "Past four GPUs").
+//
+// One rank of P (double precision; B = its CSR-equivalent bytes, nnz * 12 + rows * 24):
+//   P = 1:  apply = floor[class] + B / rate[class]
+//   P > 1:  local = multi_rank_floor + B / rate[class]          (local and halo blocks)
+//           X     = max(X_on_host, X_across_hosts), each (where the rank has such neighbours)
+//                   latency + (neighbours - 1) * per_neighbour + 8 * max(ghosts, sends) / bandwidth
+//           apply = max(local + (1 - overlap) * X, multi_rank_floor + X)
+// and the apply of the matrix is the slowest rank's. jobs/model_check.py computes the same.
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "apps/model/model.hpp"
+#include "common/errors.hpp"
+
+namespace distspmv::model {
+namespace {
+
+template <typename T>
+const T& find_named(const std::vector<std::pair<std::string, T>>& list, const std::string& name, const char* what,
+                    const std::string& file) {
+  for (const auto& [n, v] : list)
+    if (n == name) return v;
+  DSPMV_BAD_INPUT("machine description " + file, what, "has no entry '" + name + "'");
+}
+
+}  // namespace
+
+const spmv_class& machine::spmv(const std::string& cls) const { return find_named(classes, cls, "spmv", file); }
+const exchange_figures& machine::transport(const std::string& name) const {
+  return find_named(transports, name, "exchange", file);
+}
+std::string machine::class_of_format(const std::string& format) const {
+  for (const auto& [f, c] : format_class)
+    if (f == format) return c;
+  return "csr";
+}
+
+machine read_machine(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) DSPMV_BAD_INPUT("model", "--machine", "cannot open '" + path + "'");
+  nlohmann::json j;
+  try {
+    in >> j;
+    machine m;
+    m.file = path;
+    m.description = j.value("description", "");
+    m.multi_rank_floor_us = j.at("multi_rank_floor_us").get<double>();
+    for (const auto& [name, c] : j.at("spmv").items())
+      m.classes.emplace_back(name, spmv_class{c.at("floor_us").get<double>(), c.at("rate_gbps").get<double>()});
+    for (const auto& [format, cls] : j.value("format_class", nlohmann::json::object()).items())
+      m.format_class.emplace_back(format, cls.get<std::string>());
+    for (const auto& [name, x] : j.at("exchange").items())
+      m.transports.emplace_back(name, exchange_figures{x.at("latency_us").get<double>(), x.at("per_neighbour_us").get<double>(),
+                                                       x.at("bandwidth_gbps").get<double>(), x.at("overlap").get<double>()});
+    m.on_host = j.value("on_host", m.on_host);
+    m.across_hosts = j.value("across_hosts", m.across_hosts);
+    m.transport(m.on_host);
+    m.transport(m.across_hosts);
+    return m;
+  } catch (const nlohmann::json::exception& e) {
+    DSPMV_BAD_INPUT("model", "--machine " + path, e.what());
+  }
+}
+
+prediction predict(const machine& m, const rank_figures& r, int ranks, const std::string& cls,
+                   const std::string& transport_on_host) {
+  const spmv_class& c = m.spmv(cls);
+  const double bytes = static_cast<double>(r.nnz) * 12.0 + static_cast<double>(r.rows) * 24.0;
+  const double compute_us = bytes / (c.rate_gbps * 1e3);  // GB/s = 1e3 bytes per µs
+  prediction p;
+  if (ranks == 1) {
+    p.local_us = p.apply_us = c.floor_us + compute_us;
+    p.bound = "local SpMV";
+    return p;
+  }
+  p.local_us = m.multi_rank_floor_us + compute_us;
+  const auto part = [](const exchange_figures& x, int neighbours, double entries, double& latency) {
+    if (neighbours == 0) return 0.0;
+    latency = x.latency_us + (neighbours - 1) * x.per_neighbour_us;
+    return latency + 8.0 * entries / (x.bandwidth_gbps * 1e3);
+  };
+  const auto& on = m.transport(transport_on_host.empty() ? m.on_host : transport_on_host);
+  const auto& off = m.transport(m.across_hosts);
+  double latency_on = 0, latency_off = 0;
+  const double x_on = part(on, r.neighbours - r.neighbours_off_host,
+                           static_cast<double>(std::max(r.ghosts - r.ghosts_off_host, r.sends - r.sends_off_host)),
+                           latency_on);
+  const double x_off = part(off, r.neighbours_off_host,
+                            static_cast<double>(std::max(r.ghosts_off_host, r.sends_off_host)), latency_off);
+  p.exchange_us = std::max(x_on, x_off);
+  const double overlap = x_off > x_on ? off.overlap : on.overlap;
+  const double latency = x_off > x_on ? latency_off : latency_on;
+  const double hidden = p.local_us + (1 - overlap) * p.exchange_us, exposed = m.multi_rank_floor_us + p.exchange_us;
+  p.apply_us = std::max(hidden, exposed);
+  if (p.apply_us - p.local_us < 0.25 * compute_us || p.exchange_us == 0)
+    p.bound = "local SpMV";
+  else
+    p.bound = latency >= 0.5 * p.exchange_us ? "exchange latency" : "halo volume";
+  return p;
+}
+
+}  // namespace distspmv::model

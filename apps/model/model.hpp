@@ -1,0 +1,127 @@
+// `distspmv model` (issue 39): the apply at P ranks predicted on one CPU. Three parts:
+//   halo_figures.cpp  the matrix's pattern, the partition at P ranks as the real partitioners make
+//                     it (block: the read ranges; lp: label propagation of P ranks in one process;
+//                     metis: the same METIS call), and per rank what the halo plan would hold
+//   machine.cpp       a machine description (JSON, jobs/machines/) and the time model
+//   run_model.cpp     the subcommand: a table per P and --json
+// docs/performance.md ("Past four GPUs") gives the model and its check against measured runs.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/types.hpp"
+
+namespace distspmv::model {
+
+/// A matrix's pattern (values dropped), streamed in row chunks from a file or generator.
+struct pattern {
+  std::string source;
+  bool generator = false;
+  global_index_type rows = 0;
+  std::vector<offset_type> row_ptr{0};
+  std::vector<global_index_type> col;
+  offset_type nnz() const { return row_ptr.back(); }
+};
+
+/// Reads `source` (gen:..., .mtx[.gz], .h5, .petsc) in chunks of rows, keeping the pattern only.
+/// Square matrices only (bad_input otherwise).
+pattern read_pattern(const std::string& source, std::uint64_t seed);
+
+/// The row ranges a P-rank run reads (dist/setup/load.cpp): equal row counts for generators,
+/// equal nonzeros for files. `--partition block` keeps them.
+std::vector<global_index_type> read_ranges(const pattern& a, int ranks);
+
+/// What one rank's halo plan would hold (dist/setup/halo_plan.cpp, dist/matrix_summary.cpp).
+struct rank_figures {
+  global_index_type rows = 0;
+  offset_type nnz = 0;
+  offset_type ghosts = 0;          ///< distinct columns owned elsewhere (the report's "ghosts")
+  offset_type sends = 0;           ///< x entries this rank packs for the others ("sends")
+  offset_type halo_nnz = 0;        ///< entries in ghost columns (the halo block)
+  global_index_type boundary_rows = 0;
+  int neighbours = 0;              ///< ranks it sends to or receives from ("neighbours")
+  int neighbours_off_host = 0;     ///< of them, on another host
+  offset_type ghosts_off_host = 0; ///< ghosts owned by ranks on another host
+  offset_type sends_off_host = 0;  ///< sends to ranks on another host
+};
+
+/// Per rank figures of the partition `part` (row -> rank in [0, ranks)), hosts of
+/// `gpus_per_host` consecutive ranks.
+std::vector<rank_figures> halo_figures(const pattern& a, const std::vector<int>& part, int ranks, int gpus_per_host);
+
+/// The partitioners of a real run, for P ranks, in this process: "block", "lp", "metis" (exactly
+/// what a P-rank run computes) or "ptscotch" (PT-Scotch in one process with P parts: the same
+/// graph and library, not the same partition as P processes).
+class partitioner {
+ public:
+  partitioner(const pattern& a, std::string method, int seed);
+  std::vector<int> parts(int ranks) const;
+  const std::string& method() const { return method_; }
+
+ private:
+  const pattern& a_;
+  std::string method_;
+  int seed_;
+  struct graph_holder;
+  std::shared_ptr<graph_holder> graph_;  ///< the symmetrised graph (lp, metis), built once
+};
+
+/// The machine description (jobs/machines/*.json; docs/performance.md describes the fields).
+struct exchange_figures {
+  double latency_us = 0;         ///< one exchange with one neighbour, nothing to send
+  double per_neighbour_us = 0;   ///< each further neighbour
+  double bandwidth_gbps = 1;     ///< GB/s per GPU, the larger of its sent and received bytes
+  double overlap = 0;            ///< fraction of the exchange that the local SpMV hides
+};
+struct spmv_class {
+  double floor_us = 0;  ///< one GPU, one apply of an empty matrix
+  double rate_gbps = 1; ///< CSR-equivalent bytes (nnz * 12 + rows * 24, double) per second
+};
+struct machine {
+  std::string file, description;
+  double multi_rank_floor_us = 0;  ///< the floor of an apply on several ranks (two streams)
+  std::vector<std::pair<std::string, spmv_class>> classes;
+  std::vector<std::pair<std::string, std::string>> format_class;  ///< format name -> class
+  std::vector<std::pair<std::string, exchange_figures>> transports;
+  std::string on_host = "peer-put", across_hosts = "network";
+  const spmv_class& spmv(const std::string& cls) const;
+  const exchange_figures& transport(const std::string& name) const;
+  std::string class_of_format(const std::string& format) const;
+};
+machine read_machine(const std::string& path);
+
+/// One rank's predicted times (µs) and what bounds them.
+struct prediction {
+  double local_us = 0, exchange_us = 0, apply_us = 0;
+  std::string bound;  ///< "local SpMV", "exchange latency", "halo volume"
+};
+/// `transport_on_host`: empty for the machine's default.
+prediction predict(const machine& m, const rank_figures& r, int ranks, const std::string& cls,
+                   const std::string& transport_on_host = "");
+
+/// The format class from the pattern: "diagonal" where at most 32 diagonals hold 95% of a sample
+/// of rows' entries (what HDIA takes), else "csr".
+std::string guess_class(const pattern& a);
+
+/// The command line's options.
+struct options {
+  std::string source;
+  std::string ranks = "8,16,32,64,128,256,512,1024";
+  std::string partition = "block";
+  int gpus_per_host = 8;
+  std::string machine;       ///< empty: the committed description, where the build knows it
+  std::string format_class = "auto";
+  std::string transport;     ///< on one host (empty: the machine's)
+  std::string json;
+  bool per_rank = false;     ///< --per-rank: every rank's figures in the JSON
+  std::uint64_t seed = 1;    ///< generator seed
+  int partition_seed = 1;    ///< METIS / lp seed (matrix_options::metis_seed)
+};
+
+int run_model(const options& o);
+
+}  // namespace distspmv::model
