@@ -135,7 +135,7 @@ py::object empty_like(py::handle like) {
   const std::string module = py::str(py::type::handle_of(like).attr("__module__")).cast<std::string>();
   const py::module_ lib = py::module_::import(module.substr(0, module.find('.')).c_str());
   if (!py::hasattr(lib, "empty_like"))
-    raise_array_type("no empty_like in module " + module + " to make the output array: pass y (or x0)");
+    raise_array_type("no empty_like in module " + module + " to make the output array: pass the output array");
   return lib.attr("empty_like")(like);
 }
 

@@ -136,8 +136,11 @@ std::unique_ptr<matrix> from_csr(py::handle comm_obj, py::handle indptr, py::han
 /// library's apply); the GIL is kept while enqueueing on device arrays, released where the call
 /// waits for MPI (host arrays).
 py::object apply(const matrix& a, py::handle x, py::object y, double alpha, double beta, py::handle stream) {
+  a.require_alive();
   const std::int64_t n = a.local_rows();
   const array_view xv = view_array(x, a.value_type(), n, "Matrix.apply: x");
+  if (xv.device && !a.cuda())
+    raise_array_type("Matrix.apply: x is a device array, but the matrix is on the host backend: pass NumPy arrays");
   if (y.is_none()) {
     if (beta != 0.0) raise_argument("Matrix.apply: beta != 0 needs y");
     y = empty_like(x);
@@ -145,9 +148,8 @@ py::object apply(const matrix& a, py::handle x, py::object y, double alpha, doub
   const array_view yv = view_array(y, a.value_type(), n, "Matrix.apply: y", true);
   if (n > 0 && xv.data == yv.data)
     raise_argument("Matrix.apply: x and y are the same array (y = alpha*A*x + beta*y needs distinct x and y)");
-  if ((xv.device || yv.device) && !a.cuda())
-    raise_array_type(std::string("Matrix.apply: ") + (xv.device ? "x" : "y") +
-                     " is a device array, but the matrix is on the host backend: pass NumPy arrays");
+  if (yv.device && !a.cuda())
+    raise_array_type("Matrix.apply: y is a device array, but the matrix is on the host backend: pass NumPy arrays");
   const std::uintptr_t s = !stream.is_none() ? stream_from_python(stream) : xv.stream ? xv.stream : yv.stream;
   const auto cs = reinterpret_cast<cuda_stream_t>(s);
   const bool waits = !xv.device || !yv.device;
@@ -253,7 +255,7 @@ matrix::~matrix() {
 void matrix::free() { m_ = std::monostate{}; }
 
 matrix::double_matrix* matrix::as_double() const {
-  if (freed()) raise_argument("the matrix was freed (Matrix.free() or the end of a with block)");
+  require_alive();
   const auto* d = std::get_if<std::unique_ptr<double_matrix>>(&m_);
   return d ? d->get() : nullptr;
 }

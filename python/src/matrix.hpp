@@ -29,9 +29,14 @@ class matrix {
   bool freed() const { return std::holds_alternative<std::monostate>(m_); }
 
   /// Calls f(distributed_matrix<V>&) for the value type held; ArgumentError once freed.
+  /// ArgumentError once freed.
+  void require_alive() const {
+    if (freed()) raise_argument("the matrix was freed (Matrix.free() or the end of a with block)");
+  }
+
   template <typename F>
   decltype(auto) with(F&& f) const {
-    if (freed()) raise_argument("the matrix was freed (Matrix.free() or the end of a with block)");
+    require_alive();
     if (const auto* d = std::get_if<std::unique_ptr<double_matrix>>(&m_)) return f(**d);
     return f(*std::get<std::unique_ptr<float_matrix>>(m_));
   }
