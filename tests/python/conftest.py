@@ -81,7 +81,7 @@ def shared_square_matrices():
 def generator_matrix(spec):
     """SciPy's matrix of gen:poisson3d:N (7 points: 6 and -1) or gen:stencil27:N (26 and -1) on an
     N^3 grid without periodic wrap; the sum of the axes' terms is the same in any axis order."""
-    import scipy.sparse as sp
+    sp = pytest.importorskip("scipy.sparse")
     kind, n = spec.split(":")[1], int(spec.split(":")[2])
     eye = sp.identity(n, format="csr")
     if kind == "poisson3d":
@@ -104,8 +104,8 @@ def reference(source):
         if source.startswith("gen:"):
             _references[source] = generator_matrix(source)
         else:
-            import scipy.io
-            _references[source] = scipy.io.mmread(source).tocsr().astype(np.float64)
+            scipy_io = pytest.importorskip("scipy.io")
+            _references[source] = scipy_io.mmread(source).tocsr().astype(np.float64)
     return _references[source]
 
 

@@ -65,7 +65,7 @@ def test_mixed_precision(comm):
 
 
 def random_matrix(n, seed):
-    import scipy.sparse as sp
+    sp = pytest.importorskip("scipy.sparse")
     R = sp.random(n, n, density=4.0 / n, random_state=seed, format="csr")
     return (R + sp.identity(n) * 4.0).tocsr()
 
@@ -166,6 +166,7 @@ def test_linear_operator(comm, world):
         with pytest.raises(distspmv.ArgumentError):
             A.as_linear_operator()
         return
+    pytest.importorskip("scipy.sparse.linalg")
     from scipy.sparse.linalg import cg
     S = reference("gen:poisson3d:12")
     A = distspmv.Matrix(comm, "gen:poisson3d:12", order="rcm", backend="host")
