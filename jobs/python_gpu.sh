@@ -8,12 +8,14 @@
 # Run on nvidia-h100-x2 (or nvidia-h200-x2), carrying .device-deps (METIS, DEVICE.md) and
 # .device-data (the shared matrices in .device-data/matrices, and REVISION):
 #   run(kind="nvidia-h100-x2", carry=[".device-deps", ".device-data"], command="jobs/python_gpu.sh")
-# build takes most of one call on a fresh machine; on a warm one the next call rebuilds nothing.
+# build takes a few minutes on a fresh machine; on a warm one the next call rebuilds nothing.
+# BUILD_TARGETS (default "distspmv_python distspmv"; bench needs the second) limits the build.
 # tests: pytest on tests/python at 1 and 2 ranks (test_cupy.py against the host backend and SciPy
 # on every shared square matrix: DISTSPMV_PY_ALL_MATRICES=1; the host tests too where SciPy is
-# there), examples/python/cg_cupy.py at 1 and 2 ranks. bench: jobs/python_apply_timing.py next to
-# `distspmv MATRIX --json` (BENCH_MATRICES, default gen:poisson3d:64 and gen:poisson3d:200) at 1
-# and 2 ranks; the last lines are the table.
+# there), examples/python/cg_cupy.py at 1 and 2 ranks. bench: jobs/python_apply_timing.py (Python's
+# apply against the same loop in C++ on the same matrix and arrays, and `distspmv MATRIX --json`)
+# on BENCH_MATRICES (default gen:poisson3d:64 and gen:poisson3d:200) at 1 and 2 ranks; one line
+# each, last.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-jobs/results/local}
@@ -49,7 +51,7 @@ if has build; then
         -DMETIS_ROOT=/opt/metis/usr -DDISTSPMV_PYTHON=ON -DPython3_EXECUTABLE="$PY" ${pybind11_dir:+-Dpybind11_DIR=$pybind11_dir} \
         >"$LOG/configure.log" 2>&1 || { tail -40 "$LOG/configure.log"; exit 1; }
   grep -E "^--   (CUDA|NCCL|MPI|METIS|Python)" "$LOG/configure.log"
-  cmake --build "$BUILD" -j "$(nproc)" --target distspmv_python distspmv >"$LOG/build.log" 2>&1 ||
+  cmake --build "$BUILD" -j "$(nproc)" --target ${BUILD_TARGETS:-distspmv_python distspmv} >"$LOG/build.log" 2>&1 ||
     { grep -E "error|FAILED" -A3 "$LOG/build.log" | head -60; exit 1; }
   ls "$BUILD"/python/distspmv/
   nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader
@@ -59,7 +61,7 @@ if has tests; then
   echo "=== tests/python with CuPy (every shared square matrix), and the host tests where SciPy is there"
   if "$PY" -c "import pytest" 2>/dev/null; then
     for n in $(ranks); do
-      if DISTSPMV_PY_ALL_MATRICES=1 mpi "$n" "$PY" -m pytest -q -p no:cacheprovider tests/python -m "not petsc" \
+      if DISTSPMV_PY_ALL_MATRICES=1 mpi "$n" "$PY" -m pytest -q -p no:cacheprovider --color=no tests/python -m "not petsc" \
            >"$LOG/pytest_np$n.log" 2>&1; then r=ok; else r=FAILED; status=1; fi
       echo "pytest tests/python np=$n: $r: $(grep -aE '(passed|failed|error|skipped)' "$LOG/pytest_np$n.log" | tail -1)"
       grep -aE "^(FAILED|ERROR)" "$LOG/pytest_np$n.log" | head -10
@@ -74,15 +76,20 @@ if has tests; then
 fi
 
 if has bench; then
-  echo "=== apply from Python (CuPy) against the C++ apply (distspmv --json), same matrix, same options"
+  echo "=== apply from Python (CuPy) against C++ on the same matrix: the same loop in C++ in the same process"
+  echo "    (Matrix._time_apply), and the command line's --json where $BUILD/apps/distspmv is built"
   mkdir -p "$OUT/runs"
   for m in $BENCH_MATRICES; do
     for n in $(ranks); do
       name="$(echo "$m" | tr ':/' '__')_np$n"
-      mpi "$n" "$BUILD/apps/distspmv" "$m" --iters 200 --warmup 20 --json "$OUT/runs/$name.json" >"$OUT/runs/$name.log" 2>&1 ||
-        { echo "FAILED: distspmv $m np=$n"; tail -5 "$OUT/runs/$name.log"; status=1; continue; }
-      mpi "$n" "$PY" jobs/python_apply_timing.py "$m" "$OUT/runs/$name.json" --iters 200 --warmup 20 \
-        >"$OUT/runs/${name}_python.log" 2>&1 || status=1
+      json=""
+      if [ -x "$BUILD/apps/distspmv" ]; then
+        if mpi "$n" "$BUILD/apps/distspmv" "$m" --iters 200 --warmup 20 --json "$OUT/runs/$name.json" \
+             >"$OUT/runs/$name.log" 2>&1; then json="$OUT/runs/$name.json"; else
+          echo "FAILED: distspmv $m np=$n"; tail -5 "$OUT/runs/$name.log"; status=1; fi
+      fi
+      mpi "$n" "$PY" jobs/python_apply_timing.py "$m" $json --out "$OUT/runs/${name}_python.json" --iters 200 \
+        --warmup 20 >"$OUT/runs/${name}_python.log" 2>&1 || status=1
       tail -1 "$OUT/runs/${name}_python.log"
     done
   done

@@ -4,6 +4,9 @@
 // accepted: a silent conversion would copy, and on the CUDA backend a copy defeats the point.
 #include <pybind11/numpy.h>
 
+#include <unordered_map>
+#include <vector>
+
 #include "binding.hpp"
 
 namespace distspmv::python {
@@ -131,12 +134,23 @@ std::uintptr_t stream_from_python(py::handle stream) {
 }
 
 py::object empty_like(py::handle like) {
-  if (py::isinstance<py::array>(like)) return py::module_::import("numpy").attr("empty_like")(like);
-  const std::string module = py::str(py::type::handle_of(like).attr("__module__")).cast<std::string>();
-  const py::module_ lib = py::module_::import(module.substr(0, module.find('.')).c_str());
-  if (!py::hasattr(lib, "empty_like"))
-    raise_array_type("no empty_like in module " + module + " to make the output array: pass the output array");
-  return lib.attr("empty_like")(like);
+  if (py::isinstance<py::array>(like)) {
+    const auto a = py::reinterpret_borrow<py::array>(like);
+    return py::array(a.dtype(), std::vector<py::ssize_t>{a.shape(0)});
+  }
+  // The module's empty_like, looked up once per array type (A @ x in a solver's loop). Leaked on
+  // purpose: freed at exit, after the modules it refers to, it would crash.
+  static auto* found = new std::unordered_map<PyTypeObject*, py::object>;
+  PyTypeObject* type = Py_TYPE(like.ptr());
+  auto it = found->find(type);
+  if (it == found->end()) {
+    const std::string module = py::str(py::type::handle_of(like).attr("__module__")).cast<std::string>();
+    const py::module_ lib = py::module_::import(module.substr(0, module.find('.')).c_str());
+    if (!py::hasattr(lib, "empty_like"))
+      raise_array_type("no empty_like in module " + module + " to make the output array: pass the output array");
+    it = found->emplace(type, lib.attr("empty_like")).first;
+  }
+  return it->second(like);
 }
 
 py::object numpy_empty(std::int64_t n, element type) {

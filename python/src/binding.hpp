@@ -40,6 +40,10 @@ struct python_error {
 /// as error::error with "out of memory").
 python_error classify_current_exception();
 
+/// Sets the Python error for the exception in flight (what the module's translator does), for
+/// functions called by CPython directly (fast_apply.cpp).
+void set_error_from_current_exception() noexcept;
+
 /// Collective over `comm`: runs `checks` on every rank, then agrees (one MPI_Allreduce): if it
 /// threw on any rank, every rank throws the lowest failing rank's error, marked collective, so no
 /// rank goes on into a setup the others have left. Mirrors the C API's agreement on arguments.

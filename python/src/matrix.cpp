@@ -12,6 +12,7 @@
 
 #include "common/mpi_check.hpp"
 #include "dist/diagnostics.hpp"
+#include "dist/gpu.hpp"
 #include "dist/report.hpp"
 
 namespace distspmv::python {
@@ -132,41 +133,6 @@ std::unique_ptr<matrix> from_csr(py::handle comm_obj, py::handle indptr, py::han
   });
 }
 
-/// y = alpha A x + beta y: the hot path. Local checks only (no communication before the
-/// library's apply); the GIL is kept while enqueueing on device arrays, released where the call
-/// waits for MPI (host arrays).
-py::object apply(const matrix& a, py::handle x, py::object y, double alpha, double beta, py::handle stream) {
-  a.require_alive();
-  const std::int64_t n = a.local_rows();
-  const array_view xv = view_array(x, a.value_type(), n, "Matrix.apply: x");
-  if (xv.device && !a.cuda())
-    raise_array_type("Matrix.apply: x is a device array, but the matrix is on the host backend: pass NumPy arrays");
-  if (y.is_none()) {
-    if (beta != 0.0) raise_argument("Matrix.apply: beta != 0 needs y");
-    y = empty_like(x);
-  }
-  const array_view yv = view_array(y, a.value_type(), n, "Matrix.apply: y", true);
-  if (n > 0 && xv.data == yv.data)
-    raise_argument("Matrix.apply: x and y are the same array (y = alpha*A*x + beta*y needs distinct x and y)");
-  if (yv.device && !a.cuda())
-    raise_array_type("Matrix.apply: y is a device array, but the matrix is on the host backend: pass NumPy arrays");
-  const std::uintptr_t s = !stream.is_none() ? stream_from_python(stream) : xv.stream ? xv.stream : yv.stream;
-  const auto cs = reinterpret_cast<cuda_stream_t>(s);
-  const bool waits = !xv.device || !yv.device;
-  a.with([&](auto& m) {
-    using V = typename std::remove_reference_t<decltype(m)>::value_type;
-    const auto* xp = static_cast<const V*>(xv.data);
-    auto* yp = static_cast<V*>(yv.data);
-    if (waits) {
-      py::gil_scoped_release unlocked;
-      m.apply(static_cast<V>(alpha), xp, static_cast<V>(beta), yp, cs);
-    } else {
-      m.apply(static_cast<V>(alpha), xp, static_cast<V>(beta), yp, cs);
-    }
-  });
-  return y;
-}
-
 /// to_partitioned (forward) or from_partitioned: host arrays, agreed between the ranks.
 py::object move(const matrix& a, py::handle v, py::object out, bool forward) {
   const char* fn = forward ? "Matrix.to_partitioned" : "Matrix.from_partitioned";
@@ -216,7 +182,84 @@ py::array to_numpy(const std::vector<T>& v) {
   return std::move(out);
 }
 
+/// The command line's timing of apply (apps/run_distributed.cpp, time_collective) in C++ on the
+/// given arrays, for jobs/python_apply_timing.py: per iteration a barrier, then CUDA events around
+/// the apply on `stream` and a synchronisation (the wall clock on the host backend). Returns this
+/// rank's microseconds per timed iteration, and its host time to enqueue each apply.
+py::tuple time_apply(const matrix& a, py::handle x, py::handle y, int iters, int warmup, py::handle stream) {
+  const array_view xv = view_array(x, a.value_type(), a.local_rows(), "Matrix._time_apply: x");
+  const array_view yv = view_array(y, a.value_type(), a.local_rows(), "Matrix._time_apply: y", true);
+  const auto s = reinterpret_cast<cuda_stream_t>(stream_from_python(stream));
+  std::vector<double> gpu_us, host_us;
+  {
+    py::gil_scoped_release unlocked;
+    a.with([&](auto& m) {
+      using V = typename std::remove_reference_t<decltype(m)>::value_type;
+      const auto* xp = static_cast<const V*>(xv.data);
+      auto* yp = static_cast<V*>(yv.data);
+      dist::gpu::event_ptr start, stop;
+      if (a.cuda()) {
+        start = dist::gpu::make_event(true);
+        stop = dist::gpu::make_event(true);
+      }
+      for (int i = 0; i < warmup + iters; ++i) {
+        DSPMV_MPI_CHECK(MPI_Barrier(m.comm()));
+        if (a.cuda()) dist::gpu::record(start.get(), s);
+        const double t0 = MPI_Wtime();
+        m.apply(V(1), xp, V(0), yp, s);
+        const double t1 = MPI_Wtime();
+        double us = 1e6 * (t1 - t0);
+        if (a.cuda()) {
+          dist::gpu::record(stop.get(), s);
+          dist::gpu::synchronize(s);
+          us = 1e3 * dist::gpu::elapsed_ms(start.get(), stop.get());
+        }
+        if (i >= warmup) {
+          gpu_us.push_back(us);
+          host_us.push_back(1e6 * (t1 - t0));
+        }
+      }
+    });
+  }
+  return py::make_tuple(to_numpy(gpu_us), to_numpy(host_us));
+}
+
 }  // namespace
+
+/// y = alpha A x + beta y: the hot path. Local checks only (no communication before the
+/// library's apply); the GIL is kept while enqueueing on device arrays, released where the call
+/// waits for MPI (host arrays).
+py::object apply(const matrix& a, py::handle x, py::object y, double alpha, double beta, py::handle stream) {
+  a.require_alive();
+  const std::int64_t n = a.local_rows();
+  const array_view xv = view_array(x, a.value_type(), n, "Matrix.apply: x");
+  if (xv.device && !a.cuda())
+    raise_array_type("Matrix.apply: x is a device array, but the matrix is on the host backend: pass NumPy arrays");
+  if (y.is_none()) {
+    if (beta != 0.0) raise_argument("Matrix.apply: beta != 0 needs y");
+    y = empty_like(x);
+  }
+  const array_view yv = view_array(y, a.value_type(), n, "Matrix.apply: y", true);
+  if (n > 0 && xv.data == yv.data)
+    raise_argument("Matrix.apply: x and y are the same array (y = alpha*A*x + beta*y needs distinct x and y)");
+  if (yv.device && !a.cuda())
+    raise_array_type("Matrix.apply: y is a device array, but the matrix is on the host backend: pass NumPy arrays");
+  const std::uintptr_t s = !stream.is_none() ? stream_from_python(stream) : xv.stream ? xv.stream : yv.stream;
+  const auto cs = reinterpret_cast<cuda_stream_t>(s);
+  const bool waits = !xv.device || !yv.device;
+  a.with([&](auto& m) {
+    using V = typename std::remove_reference_t<decltype(m)>::value_type;
+    const auto* xp = static_cast<const V*>(xv.data);
+    auto* yp = static_cast<V*>(yv.data);
+    if (waits) {
+      py::gil_scoped_release unlocked;
+      m.apply(static_cast<V>(alpha), xp, static_cast<V>(beta), yp, cs);
+    } else {
+      m.apply(static_cast<V>(alpha), xp, static_cast<V>(beta), yp, cs);
+    }
+  });
+  return y;
+}
 
 // ---- matrix ----------------------------------------------------------------------------------------
 
@@ -321,25 +364,10 @@ is finalized.)doc");
       "order"_a, "backend"_a, "precision"_a, "transport"_a, "metis_seed"_a, "allow_nonfinite"_a, "cuda_graphs"_a,
       "Matrix.from_csr's C++ side: int64 indptr and indices, values of the precision (see Matrix.from_csr).");
 
-  cls.def("apply", &apply, "x"_a, "y"_a = py::none(), "alpha"_a = 1.0, "beta"_a = 0.0, "stream"_a = py::none(),
-          R"doc(y = alpha * A @ x + beta * y in the partitioned layout; returns y.
-
-x and y hold local_rows entries of the matrix's dtype (float64; float32 with precision
-"float"), 1-D and contiguous: NumPy arrays, or on the CUDA backend device arrays with
-__cuda_array_interface__ (CuPy, PyTorch, Numba) used in place, without copies. y=None makes a
-new array like x (beta must be 0). beta == 0 overwrites y (NaN in y does not leak).
-
-Collective: every rank calls it. Device arrays: the work is enqueued on `stream` (an int
-cudaStream_t, or a CuPy/PyTorch stream object), else on the stream that x's
-__cuda_array_interface__ names (CuPy: the current stream), else the default stream; the call
-returns once enqueued, ordered after the work already on that stream, like the C API. Host
-arrays (also on the CUDA backend, staged through the GPU): the call returns when y is complete.
-
-The arguments are checked on this rank only (no communication): pass the same kinds of
-arrays on every rank, or the ranks that passed good ones wait in the exchange (see Errors in
-python/README.md).)doc");
-  cls.def("__matmul__", [](const matrix& a, py::handle x) { return apply(a, x, py::none(), 1.0, 0.0, py::none()); },
-          "A @ x: apply(x) into a new array like x.");
+  install_fast_apply(cls);
+  cls.def("_time_apply", &time_apply, "x"_a, "y"_a, "iters"_a, "warmup"_a, "stream"_a = py::none(),
+          "The command line's apply timing in C++ on these arrays (jobs/python_apply_timing.py): this rank's "
+          "microseconds per iteration (CUDA events; wall clock on the host) and host enqueue times.");
   cls.def("to_partitioned", [](const matrix& a, py::handle v, py::object out) { return move(a, v, out, true); },
           "v"_a, "out"_a = py::none(),
           "Collective: a vector of the caller's layout (caller_rows entries, host) in the partitioned layout "

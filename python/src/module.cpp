@@ -66,6 +66,22 @@ python_error classify_current_exception() {
   }
 }
 
+void set_error_from_current_exception() noexcept {
+  try {
+    throw;
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+  } catch (...) {
+    try {
+      set_python_error(classify_current_exception());
+    } catch (...) {
+      PyErr_SetString(PyExc_RuntimeError, "distspmv: an error while raising an error");
+    }
+  }
+}
+
 void agree(MPI_Comm comm, const std::function<void()>& checks) {
   python_error mine{error_class::error, "", false};
   bool failed = false;
