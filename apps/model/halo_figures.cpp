@@ -155,7 +155,7 @@ std::string guess_class(const pattern& a) {
   const global_index_type step = std::max<global_index_type>(1, a.rows / 4096);
   for (global_index_type i = 0; i < a.rows; i += step)
     for (offset_type e = a.row_ptr[i]; e < a.row_ptr[i + 1]; ++e) offsets.push_back(a.col[e] - i);
-  if (offsets.empty()) return "csr";
+  if (offsets.empty()) return "general";
   std::sort(offsets.begin(), offsets.end());
   std::vector<offset_type> counts;
   for (std::size_t k = 0; k < offsets.size();) {
@@ -167,7 +167,7 @@ std::string guess_class(const pattern& a) {
   std::sort(counts.rbegin(), counts.rend());
   const offset_type top = std::accumulate(counts.begin(), counts.begin() + std::min<std::size_t>(32, counts.size()),
                                           offset_type{0});
-  return static_cast<double>(top) >= 0.95 * static_cast<double>(offsets.size()) ? "diagonal" : "csr";
+  return static_cast<double>(top) >= 0.95 * static_cast<double>(offsets.size()) ? "diagonal" : "general";
 }
 
 }  // namespace distspmv::model

@@ -6,7 +6,8 @@
 //           X     = max(X_on_host, X_across_hosts), each (where the rank has such neighbours)
 //                   latency + (neighbours - 1) * per_neighbour + 8 * max(ghosts, sends) / bandwidth
 //           apply = max(local + (1 - overlap) * X, multi_rank_floor + X)
-// and the apply of the matrix is the slowest rank's. jobs/model_check.py computes the same.
+// and the apply of the matrix is the slowest rank's. Its bound: the largest of B / rate, the
+// multi-rank floor and the exposed exchange (apply - local; latency or volume, whichever is more). jobs/model_check.py computes the same.
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -31,11 +32,6 @@ const spmv_class& machine::spmv(const std::string& cls) const { return find_name
 const exchange_figures& machine::transport(const std::string& name) const {
   return find_named(transports, name, "exchange", file);
 }
-std::string machine::class_of_format(const std::string& format) const {
-  for (const auto& [f, c] : format_class)
-    if (f == format) return c;
-  return "csr";
-}
 
 machine read_machine(const std::string& path) {
   std::ifstream in(path);
@@ -49,13 +45,13 @@ machine read_machine(const std::string& path) {
     m.multi_rank_floor_us = j.at("multi_rank_floor_us").get<double>();
     for (const auto& [name, c] : j.at("spmv").items())
       m.classes.emplace_back(name, spmv_class{c.at("floor_us").get<double>(), c.at("rate_gbps").get<double>()});
-    for (const auto& [format, cls] : j.value("format_class", nlohmann::json::object()).items())
-      m.format_class.emplace_back(format, cls.get<std::string>());
     for (const auto& [name, x] : j.at("exchange").items())
       m.transports.emplace_back(name, exchange_figures{x.at("latency_us").get<double>(), x.at("per_neighbour_us").get<double>(),
                                                        x.at("bandwidth_gbps").get<double>(), x.at("overlap").get<double>()});
+    m.single_host = j.value("single_host", m.single_host);
     m.on_host = j.value("on_host", m.on_host);
     m.across_hosts = j.value("across_hosts", m.across_hosts);
+    m.transport(m.single_host);
     m.transport(m.on_host);
     m.transport(m.across_hosts);
     return m;
@@ -64,7 +60,7 @@ machine read_machine(const std::string& path) {
   }
 }
 
-prediction predict(const machine& m, const rank_figures& r, int ranks, const std::string& cls,
+prediction predict(const machine& m, const rank_figures& r, int ranks, int gpus_per_host, const std::string& cls,
                    const std::string& transport_on_host) {
   const spmv_class& c = m.spmv(cls);
   const double bytes = static_cast<double>(r.nnz) * 12.0 + static_cast<double>(r.rows) * 24.0;
@@ -81,7 +77,9 @@ prediction predict(const machine& m, const rank_figures& r, int ranks, const std
     latency = x.latency_us + (neighbours - 1) * x.per_neighbour_us;
     return latency + 8.0 * entries / (x.bandwidth_gbps * 1e3);
   };
-  const auto& on = m.transport(transport_on_host.empty() ? m.on_host : transport_on_host);
+  const auto& on = m.transport(!transport_on_host.empty() ? transport_on_host
+                                : ranks <= gpus_per_host ? m.single_host
+                                                         : m.on_host);
   const auto& off = m.transport(m.across_hosts);
   double latency_on = 0, latency_off = 0;
   const double x_on = part(on, r.neighbours - r.neighbours_off_host,
@@ -92,10 +90,14 @@ prediction predict(const machine& m, const rank_figures& r, int ranks, const std
   p.exchange_us = std::max(x_on, x_off);
   const double overlap = x_off > x_on ? off.overlap : on.overlap;
   const double latency = x_off > x_on ? latency_off : latency_on;
-  const double hidden = p.local_us + (1 - overlap) * p.exchange_us, exposed = m.multi_rank_floor_us + p.exchange_us;
-  p.apply_us = std::max(hidden, exposed);
-  if (p.apply_us - p.local_us < 0.25 * compute_us || p.exchange_us == 0)
+  p.apply_us = std::max(p.local_us + (1 - overlap) * p.exchange_us, m.multi_rank_floor_us + p.exchange_us);
+  // The largest of the three parts of the apply: the SpMV's bytes, the fixed floor, the exchange
+  // left exposed (its latency or its volume, whichever is more of it).
+  const double exposed = p.apply_us - p.local_us;
+  if (compute_us >= m.multi_rank_floor_us && compute_us >= exposed)
     p.bound = "local SpMV";
+  else if (m.multi_rank_floor_us >= exposed)
+    p.bound = "apply floor";
   else
     p.bound = latency >= 0.5 * p.exchange_us ? "exchange latency" : "halo volume";
   return p;

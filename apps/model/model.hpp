@@ -84,27 +84,27 @@ struct spmv_class {
 struct machine {
   std::string file, description;
   double multi_rank_floor_us = 0;  ///< the floor of an apply on several ranks (two streams)
-  std::vector<std::pair<std::string, spmv_class>> classes;
-  std::vector<std::pair<std::string, std::string>> format_class;  ///< format name -> class
+  std::vector<std::pair<std::string, spmv_class>> classes;  ///< a format's name, or diagonal / general
   std::vector<std::pair<std::string, exchange_figures>> transports;
-  std::string on_host = "peer-put", across_hosts = "network";
+  /// Exchange entries: on one host when all ranks are on one (auto's peer-put), on one host when the
+  /// job spans several (auto's nccl), and across hosts.
+  std::string single_host = "peer-put", on_host = "nccl", across_hosts = "network";
   const spmv_class& spmv(const std::string& cls) const;
   const exchange_figures& transport(const std::string& name) const;
-  std::string class_of_format(const std::string& format) const;
 };
 machine read_machine(const std::string& path);
 
 /// One rank's predicted times (µs) and what bounds them.
 struct prediction {
   double local_us = 0, exchange_us = 0, apply_us = 0;
-  std::string bound;  ///< "local SpMV", "exchange latency", "halo volume"
+  std::string bound;  ///< "local SpMV", "apply floor", "exchange latency" or "halo volume"
 };
-/// `transport_on_host`: empty for the machine's default.
-prediction predict(const machine& m, const rank_figures& r, int ranks, const std::string& cls,
+/// `transport_on_host`: empty for the machine's (single_host where ranks <= gpus_per_host).
+prediction predict(const machine& m, const rank_figures& r, int ranks, int gpus_per_host, const std::string& cls,
                    const std::string& transport_on_host = "");
 
 /// The format class from the pattern: "diagonal" where at most 32 diagonals hold 95% of a sample
-/// of rows' entries (what HDIA takes), else "csr".
+/// of rows' entries (what HDIA takes), else "general" (the CSR family at large blocks).
 std::string guess_class(const pattern& a);
 
 /// The command line's options.

@@ -68,7 +68,8 @@ int run_model(const options& o) {
               o.source.c_str(), static_cast<long long>(a.rows), static_cast<long long>(a.nnz()), o.partition.c_str(),
               o.gpus_per_host, cls.c_str());
   if (m)
-    std::printf("machine: %s (%s; on one host %s, across hosts %s)\n", m->file.c_str(), m->description.c_str(),
+    std::printf("machine: %s\n  %s\n  exchange: %s within one host, %s within a host of several, %s across hosts\n",
+                m->file.c_str(), m->description.c_str(), (o.transport.empty() ? m->single_host : o.transport).c_str(),
                 (o.transport.empty() ? m->on_host : o.transport).c_str(), m->across_hosts.c_str());
   else
     std::printf("machine: none given (--machine FILE.json): halo figures only\n");
@@ -77,7 +78,7 @@ int run_model(const options& o) {
     rank_figures whole;
     whole.rows = a.rows;
     whole.nnz = a.nnz();
-    one_gpu_us = predict(*m, whole, 1, cls).apply_us;
+    one_gpu_us = predict(*m, whole, 1, o.gpus_per_host, cls).apply_us;
     std::printf("predicted apply on 1 GPU: %.1f us\n", one_gpu_us);
   }
   std::printf("%6s %10s %10s %11s %11s %6s %9s %9s %5s %5s %11s %9s %9s %9s %7s  %s\n", "ranks", "rows max", "rows med",
@@ -94,6 +95,7 @@ int run_model(const options& o) {
   out["seconds"] = {{"read", read_s}, {"graph", graph_s}};
   if (m) {
     out["machine"] = {{"file", m->file}, {"description", m->description},
+                      {"single_host", o.transport.empty() ? m->single_host : o.transport},
                       {"on_host", o.transport.empty() ? m->on_host : o.transport}, {"across_hosts", m->across_hosts}};
     out["predicted_one_gpu_us"] = one_gpu_us;
   }
@@ -123,7 +125,7 @@ int run_model(const options& o) {
     int slowest_rank = 0;
     if (m)
       for (int r = 0; r < p; ++r) {
-        const auto pr = predict(*m, f[r], p, cls, o.transport);
+        const auto pr = predict(*m, f[r], p, o.gpus_per_host, cls, o.transport);
         if (pr.apply_us > slowest.apply_us) {
           slowest = pr;
           slowest_rank = r;
