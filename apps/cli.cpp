@@ -54,12 +54,6 @@ cli_commands define_cli(CLI::App& cli, cli_options& options, const std::string& 
                  "off: every apply launches its kernels one by one")
       ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
-  cli.add_option("--fuse", run.fuse,
-                 "on: over peer-put, where every rank holds at most 2^20 nonzeros, each apply is one kernel that "
-                 "puts the halo, multiplies and waits (the report's CUDA graph line says so); off: the overlapped "
-                 "pieces (local SpMV in the block's format, halo kernel, scatter)")
-      ->check(CLI::IsMember({"on", "off"}))
-      ->capture_default_str();
   cli.add_option("--precision", run.precision,
                  "value type of the SpMV; mixed: double x, y and sums, the matrix values stored in float where the "
                  "format can (the CSR family), 8 instead of 12 bytes per nonzero")
@@ -146,9 +140,6 @@ CLI::App* add_solve_command(CLI::App& cli, solve_options& o) {
       ->check(CLI::IsMember({"auto", "nccl", "peer-put", "cuda-ipc", "mpi-cuda", "mpi-staged", "mpi-host"}))
       ->capture_default_str();
   s->add_option("--cuda-graphs", o.cuda_graphs, "apply as a CUDA graph where it can (see distspmv --help)")
-      ->check(CLI::IsMember({"on", "off"}))
-      ->capture_default_str();
-  s->add_option("--fuse", o.fuse, "one fused kernel per apply for small blocks over peer-put (see distspmv --help)")
       ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
   s->add_option("--json", o.json, "also write the report as JSON to this file");

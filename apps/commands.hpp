@@ -18,7 +18,6 @@ struct run_options {
   bool vs_cusparse = false;     ///< also time cuSPARSE CSR on each rank's rows (re-reads them)
   std::string transport = "auto";
   std::string cuda_graphs = "on";  ///< on | off (matrix_options::cuda_graphs)
-  std::string fuse = "on";         ///< on | off (matrix_options::fuse_small_blocks)
   int iters = 0;   ///< 0: 100 on CUDA, 10 on the host
   int warmup = -1; ///< -1: 10 on CUDA, 2 on the host
   bool check = false;

@@ -307,7 +307,6 @@ int run_typed(const run_options& o) {
   mo.format = o.format;
   mo.float_values = o.precision == "mixed";
   mo.cuda_graphs = o.cuda_graphs == "on";
-  mo.fuse_small_blocks = o.fuse == "on";
   io::vector_read_options x_options;
   x_options.allow_nonfinite = o.allow_nonfinite;
   io::vector_write_options y_options;

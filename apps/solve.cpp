@@ -145,7 +145,6 @@ matrix_options matrix_options_of(const solve_options& o, backend where) {
   m.allow_nonfinite = o.allow_nonfinite;
   m.keep_for_update = false;  // a solve never updates values
   m.cuda_graphs = o.cuda_graphs == "on";
-  m.fuse_small_blocks = o.fuse == "on";
   return m;
 }
 

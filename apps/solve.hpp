@@ -35,7 +35,6 @@ struct solve_options {
   std::string backend = "auto";      ///< auto (cuda when every rank sees a GPU) | cuda | host
   std::string transport = "auto";    ///< auto | nccl | mpi-cuda | mpi-staged | mpi-host
   std::string cuda_graphs = "on";    ///< on | off (matrix_options::cuda_graphs)
-  std::string fuse = "on";           ///< on | off (matrix_options::fuse_small_blocks)
   std::string json;                  ///< optional JSON report
   int history_every = 10;            ///< print the residual every k iterations (0: never)
   bool allow_nonfinite = false;

@@ -44,15 +44,6 @@ template <typename V>
 void halo_product(const halo_csr<V>&, V, const V*, V*, cuda_stream_t, const ready_flags*) {
   DSPMV_NOT_COMPILED("CUDA");
 }
-template <typename V>
-void prepare_fused(fused_block<V>&, offset_type, offset_type) {
-  DSPMV_NOT_COMPILED("CUDA");
-}
-template <typename V>
-void fused_apply(const fused_block<V>&, V, const V*, V, V*, const V*, const put_view*, const index_type*,
-                 cuda_stream_t) {
-  DSPMV_NOT_COMPILED("CUDA");
-}
 template void gather(const double*, const index_type*, offset_type, double*, cuda_stream_t);
 template void gather(const float*, const index_type*, offset_type, float*, cuda_stream_t);
 
@@ -61,13 +52,6 @@ template void scatter_add(const float*, const index_type*, global_index_type, fl
 template void halo_product(const halo_csr<double>&, double, const double*, double*, cuda_stream_t,
                            const ready_flags*);
 template void halo_product(const halo_csr<float>&, float, const float*, float*, cuda_stream_t, const ready_flags*);
-
-template void prepare_fused(fused_block<double>&, offset_type, offset_type);
-template void prepare_fused(fused_block<float>&, offset_type, offset_type);
-template void fused_apply(const fused_block<double>&, double, const double*, double, double*, const double*,
-                          const put_view*, const index_type*, cuda_stream_t);
-template void fused_apply(const fused_block<float>&, float, const float*, float, float*, const float*,
-                          const put_view*, const index_type*, cuda_stream_t);
 
 }  // namespace gpu
 

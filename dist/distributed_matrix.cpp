@@ -268,7 +268,6 @@ void distributed_matrix<V>::impl::setup_in_place_from(caller_slice&& slice) {
 template <typename V>
 void distributed_matrix<V>::impl::finish_setup(std::chrono::steady_clock::time_point build_start) {
   choose_and_make_transport();
-  decide_fused();
   times.build = seconds_since(build_start);
   fill_summaries();
   times.host_peak_bytes = host_peak_bytes();
@@ -512,7 +511,6 @@ void distributed_matrix<V>::update_values(const V* values, memory_space space) {
       m.build_local_on_host(csr_matrix<V, index_type>(m.split_host->a_local));
     }
     m.build_halo_operator();
-    if (m.fused_on) m.build_fused();
     return;
   }
   std::vector<V> caller(static_cast<std::size_t>(m.caller_nnz));
@@ -528,7 +526,6 @@ void distributed_matrix<V>::update_values(const V* values, memory_space space) {
   entries_to_partitioned(m.map, caller.data(), owned.data(), m.comm);
   scatter_values(convert_values<double>(owned), m.plan);
   m.build_operators();  // same formats, new values; the buffers stay
-  if (m.fused_on) m.build_fused();
 }
 
 // The members defined in this file; matrix_operators.cpp, matrix_apply.cpp and matrix_summary.cpp

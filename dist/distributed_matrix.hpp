@@ -100,12 +100,6 @@ struct matrix_options {
   /// the same roles (SPMD code does): NCCL requires a captured exchange to be captured, and
   /// launched, on every rank of it.
   bool cuda_graphs = true;
-  /// CUDA backend, several ranks over peer-put, at most 2^20 nonzeros on every rank: each apply is
-  /// one kernel that packs and puts the halo, multiplies the interior rows, waits for its ghosts and
-  /// multiplies the boundary rows (plain CSR for the block), instead of the overlapped pieces: on
-  /// 4 H100s such blocks applied in 20-27 us, set by launches, not by NVLink. cuda_graphs() says
-  /// "off: one fused kernel per apply" where it applies.
-  bool fuse_small_blocks = true;
   /// Entries per chunk of rows streamed through the host by the GPU setup (DESIGN.md §11): the
   /// host holds about two chunks (16 bytes per entry each) at a time.
   offset_type setup_chunk_nnz = offset_type{32} << 20;

@@ -115,56 +115,6 @@ struct ready_flags {
   spin_note* note = nullptr;
 };
 
-/// The device side of a transport that puts the halo from the GPU (peer-put), for a kernel that
-/// packs itself (the transport's own, or fused_apply's). Flags are 64-bit exchange numbers that
-/// only grow (dist/transport/peer_put_transport.cu says how they are used).
-struct put_view {
-  const offset_type* send_offsets = nullptr;          ///< n_receivers + 1, into send_idx
-  void* const* destinations = nullptr;                ///< per receiver: where its entries go (V*)
-  unsigned long long* const* remote_ready = nullptr;  ///< per receiver: this rank's ready flag there
-  unsigned long long* const* remote_ack = nullptr;    ///< per sender: this rank's ack flag there
-  const unsigned long long* ready = nullptr;          ///< n_senders, written by the senders
-  const unsigned long long* ack = nullptr;            ///< n_receivers, written by the receivers
-  unsigned long long* epoch = nullptr;                ///< exchanges this rank has packed
-  unsigned long long* consumed = nullptr;             ///< exchanges whose ghosts this rank has read
-  unsigned* packed_blocks = nullptr;                  ///< a packing kernel's blocks done with their stores
-  unsigned* finished_blocks = nullptr;                ///< a fused kernel's blocks done with the ghosts
-  int n_receivers = 0, n_senders = 0;
-  long long timeout_ns = 0;  ///< 0: spin for ever
-  spin_note* note = nullptr;
-};
-
-/// A rank's rows for the fused apply: the local block (owned columns, x) and the halo block
-/// (boundary rows, ghost columns) as plain device CSR, and the rows without ghosts.
-template <typename V>
-struct fused_block {
-  global_index_type rows = 0;
-  const offset_type* local_ptr = nullptr;
-  const index_type* local_col = nullptr;
-  const V* local_val = nullptr;
-  global_index_type n_interior = 0;
-  const index_type* interior = nullptr;   ///< rows without ghost columns
-  halo_csr<V> halo;                       ///< one row per boundary row
-  const index_type* halo_rows = nullptr;  ///< the local row of each halo row
-  int lanes = 32;                         ///< threads per row (4, 8, 16 or 32), from the mean row length
-  unsigned grid = 1;                      ///< blocks of the cooperative launch (all resident)
-};
-
-/// Sets a.lanes and a.grid for a block of `nnz` nonzeros (local and halo) whose rank sends
-/// `send_total` entries: as many blocks as the work needs, at most as many as fit on the GPU at once.
-template <typename V>
-void prepare_fused(fused_block<V>& a, offset_type nnz, offset_type send_total);
-
-/// y = alpha * A * x + beta * y in one kernel, for small blocks over peer-put: with `put`, the
-/// kernel first stores x[send_idx] into the neighbours' ghost buffers and raises their flags, then
-/// multiplies the interior rows, waits for its own ghosts and multiplies the boundary rows (local
-/// and ghost columns together), and acknowledges its senders. Without `put` (the "local" timing of
-/// the report) it multiplies with the ghosts as they are. Its blocks spin on flags, so it is a
-/// cooperative launch: all of them resident, none waiting for a slot that a spinning one holds.
-template <typename V>
-void fused_apply(const fused_block<V>& a, V alpha, const V* x, V beta, V* y, const V* ghosts, const put_view* put,
-                 const index_type* send_idx, cuda_stream_t s);
-
 /// One warp that waits on `w` (for halo blocks in a format of their own).
 void wait_ready(const ready_flags& w, cuda_stream_t s);
 

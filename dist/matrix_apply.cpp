@@ -85,12 +85,6 @@ void distributed_matrix<V>::impl::apply_device(V alpha, const V* x, V beta, V* y
   // exchange (apply_local_only) the halo block's product still runs beside the local SpMV, so that
   // "local" times what the apply costs apart from the exchange.
   const bool comm = exchange && exchanges();
-  if (fused_on) {
-    gpu::wait(stream, done_event.get());  // the previous apply, wherever it was enqueued: its flags
-    gpu::fused_apply(fused, alpha, x, beta, y, ghost_buf, comm ? transport->device_put() : nullptr, send_idx, stream);
-    gpu::record(done_event.get(), stream);
-    return;
-  }
   if (!comm && short_halo.rows == 0 && !halo) {
     local->apply(alpha, x, beta, y, stream);
     return;
@@ -116,7 +110,6 @@ std::string distributed_matrix<V>::impl::graphs_state() const {
   if (graphs_on()) return "on";
   if (!cuda()) return "off: host backend";
   if (!options.cuda_graphs) return "off: requested";
-  if (fused_on) return "off: one fused kernel per apply (peer-put, at most 2^20 nonzeros a rank)";
   if (graphs_refused) return "off: the apply could not be captured";
   return "off: the " + std::string(to_string(choice.kind)) + " exchange waits on the host (peer-put and nccl can be captured)";
 }

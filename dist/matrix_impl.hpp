@@ -84,19 +84,6 @@ struct distributed_matrix<V>::impl {
   device_storage short_storage;
   gpu::halo_csr<V> short_halo;
 
-  /// The fused apply (gpu::fused_apply, matrix_options::fuse_small_blocks): over peer-put, where
-  /// no rank holds more than fused_max_nnz nonzeros, one cooperative kernel per apply packs, puts,
-  /// multiplies and waits, instead of a graph of five kernels on three streams (20-27 us at 2-4
-  /// H100s whatever the matrix's size). The local block is kept as plain CSR for it, beside the
-  /// format's copy (at most 12 MiB).
-  static constexpr offset_type fused_max_nnz = offset_type{1} << 20;
-  bool fused_on = false;
-  bool fused_decided = false;  ///< decide_fused ran (setup is over)
-  bool fused_kept = false;     ///< fused_local holds the local block
-  device_csr<V> fused_local;
-  device_storage fused_storage;  ///< the halo block's CSR and the interior rows
-  gpu::fused_block<V> fused;
-
   // Index lists and exchange buffers: host vectors or device copies, made once.
   std::vector<V> host_send, host_ghost, host_t;
   device_storage device;
@@ -193,15 +180,6 @@ struct distributed_matrix<V>::impl {
   /// What the local block's build is asked (float values in mixed precision).
   build_options local_build_options() const { return build_options{options.float_values}; }
   void build_halo_operator();
-  /// Small enough for the fused apply, and asked for (the transport is checked by decide_fused).
-  bool fusable(offset_type local_nnz) const {
-    return cuda() && ranks > 1 && options.fuse_small_blocks && (!fused_decided || fused_on) &&
-           local_nnz + plan.a_halo.nnz() <= fused_max_nnz;
-  }
-  void keep_fused_local(const device_csr<V>& a);
-  /// After the transport is made: every rank fusable and over a device-put transport (collective).
-  void decide_fused();
-  void build_fused();
   void make_buffers();
   void halo_multiply(V alpha, cuda_stream_t stream, const gpu::ready_flags* wait = nullptr);
   void halo_finish(V* y, cuda_stream_t stream);
@@ -215,7 +193,7 @@ struct distributed_matrix<V>::impl {
   void exchange_host_begin(const V* x);
   void apply_device(V alpha, const V* x, V beta, V* y, cuda_stream_t stream, bool exchange);
   bool graphs_on() const {
-    return cuda() && options.cuda_graphs && !graphs_refused && !fused_on && (!exchanges() || transport->capturable());
+    return cuda() && options.cuda_graphs && !graphs_refused && (!exchanges() || transport->capturable());
   }
   std::string graphs_state() const;
   bool launch_graph(V alpha, const V* x, V beta, V* y, cuda_stream_t stream);

@@ -63,7 +63,6 @@ void distributed_matrix<V>::impl::build_local_on_gpu(device_csr<V>&& a) {
     format = summary.format;  // update_values keeps the format chosen at setup
     reason = summary.format_reason;
   }
-  keep_fused_local(a);
   local.reset();  // update_values: free the old operator before building the new one
   collective_try(comm, "operators", [&] {
     require_memory(rank, "GPU memory", "building format " + format,
@@ -107,60 +106,6 @@ void distributed_matrix<V>::impl::build_halo_operator() {
   });
 }
 
-/// A copy of the local block's CSR for the fused apply, where it may apply (small blocks).
-template <typename V>
-void distributed_matrix<V>::impl::keep_fused_local(const device_csr<V>& a) {
-  fused_local = {};
-  fused_kept = fusable(a.nnz);
-  collective_try(comm, "operators", [&] {  // on every rank: the ranks agree on failures
-    if (!fused_kept) return;
-    fused_local = allocate_device_csr<V>(a.rows, a.cols, a.nnz);
-    gpu::copy_async(fused_local.row_ptr, a.row_ptr, static_cast<std::size_t>(a.rows + 1) * sizeof(offset_type), nullptr);
-    gpu::copy_async(fused_local.col_idx, a.col_idx, static_cast<std::size_t>(a.nnz) * sizeof(index_type), nullptr);
-    gpu::copy_async(fused_local.values, a.values, static_cast<std::size_t>(a.nnz) * sizeof(V), nullptr);
-    gpu::synchronize(nullptr);
-  });
-}
-
-template <typename V>
-void distributed_matrix<V>::impl::decide_fused() {
-  const bool mine = fused_kept && transport && transport->device_put() != nullptr;
-  fused_on = allreduce_max(std::int64_t{mine ? 0 : 1}, comm) == 0;
-  fused_decided = true;
-  if (fused_on)
-    build_fused();
-  else
-    fused_local = {};
-}
-
-/// The halo block's CSR and the rows without ghosts, beside the kept local block.
-template <typename V>
-void distributed_matrix<V>::impl::build_fused() {
-  collective_try(comm, "operators", [&] {
-    fused_storage = device_storage();
-    const auto a_halo = convert_csr<V, index_type>(plan.a_halo);
-    std::vector<char> boundary(static_cast<std::size_t>(fused_local.rows), 0);
-    for (const index_type r : plan.halo_rows) boundary[static_cast<std::size_t>(r)] = 1;
-    std::vector<index_type> interior;
-    interior.reserve(boundary.size());
-    for (std::size_t r = 0; r < boundary.size(); ++r)
-      if (!boundary[r]) interior.push_back(static_cast<index_type>(r));
-    fused = {};
-    fused.rows = fused_local.rows;
-    fused.local_ptr = fused_local.row_ptr;
-    fused.local_col = fused_local.col_idx;
-    fused.local_val = fused_local.values;
-    fused.n_interior = static_cast<global_index_type>(interior.size());
-    fused.interior = fused_storage.upload(interior);
-    fused.halo.rows = a_halo.rows;
-    fused.halo.row_ptr = fused_storage.upload(a_halo.row_ptr);
-    fused.halo.col_idx = fused_storage.upload(a_halo.col_idx);
-    fused.halo.values = fused_storage.upload(a_halo.values);
-    fused.halo_rows = halo_rows;
-    gpu::prepare_fused(fused, fused_local.nnz + a_halo.nnz(), plan.pattern.send_total());
-  });
-}
-
 template <typename V>
 void distributed_matrix<V>::impl::make_buffers() {
   if (buffers_made) return;  // update_values keeps the pattern, hence the buffers
@@ -196,10 +141,7 @@ void distributed_matrix<V>::impl::make_buffers() {
   template void distributed_matrix<V>::impl::build_local_on_host(csr_matrix<V, index_type>&&); \
   template void distributed_matrix<V>::impl::build_local_on_gpu(device_csr<V>&&);   \
   template void distributed_matrix<V>::impl::build_halo_operator();                 \
-  template void distributed_matrix<V>::impl::make_buffers();                        \
-  template void distributed_matrix<V>::impl::keep_fused_local(const device_csr<V>&); \
-  template void distributed_matrix<V>::impl::decide_fused();                        \
-  template void distributed_matrix<V>::impl::build_fused();
+  template void distributed_matrix<V>::impl::make_buffers();
 DSPMV_INSTANTIATE(double)
 DSPMV_INSTANTIATE(float)
 #undef DSPMV_INSTANTIATE

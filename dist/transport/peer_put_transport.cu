@@ -43,7 +43,6 @@
 #include "dist/gpu.hpp"
 #include "dist/transport/device_flags.cuh"
 #include "dist/transport/ipc_setup.hpp"
-#include "dist/transport/peer_put_device.cuh"
 #include "dist/transport/transport.hpp"
 #include "dist/watchdog.hpp"
 #include "local_kernels/device_storage.hpp"
@@ -73,19 +72,67 @@ struct sender_info {
   std::int32_t ok = 0;
 };
 
-/// Exchange e = epoch + 1 (peer_put_device.cuh): wait until every receiver has consumed e - 1,
-/// store x[send_idx] into the receivers' ghost buffers and (last block) raise their ready flags.
+/// The kernels' view of the transport (trivially copyable, passed by value).
 template <typename V>
-__global__ void __launch_bounds__(pack_block) pack_put_kernel(gpu::put_view p, const V* __restrict__ x,
+struct put_params {
+  const offset_type* send_offsets;  ///< n_receivers + 1, into send_idx
+  V* const* destinations;           ///< per receiver: where its entries go in its ghost buffer
+  flag_t* const* remote_ready;      ///< per receiver: this rank's ready flag there
+  flag_t* const* remote_ack;        ///< per sender: this rank's ack flag there
+  const flag_t* ready;              ///< n_senders, written by the senders
+  const flag_t* ack;                ///< n_receivers, written by the receivers
+  flag_t* epoch;                    ///< exchanges this rank has packed
+  unsigned* blocks_done;            ///< the packing kernel's completion count
+  flag_t* consumed;                 ///< exchanges whose ghosts this rank has read (release_kernel)
+  int n_receivers, n_senders;
+  long long timeout_ns;             ///< 0: spin for ever
+  spin_note* note;
+};
+
+/// Exchange e = epoch + 1: wait until every receiver has consumed e - 1 (its release kernel, at
+/// the end of its previous apply), store x[send_idx] into the receivers' ghost buffers, and
+/// (last block) raise their ready flags to e.
+template <typename V>
+__global__ void __launch_bounds__(pack_block) pack_put_kernel(put_params<V> p, const V* __restrict__ x,
                                                               const index_type* __restrict__ send_idx) {
-  gpu::put::put_halo(p, x, send_idx);
+  __shared__ flag_t e;
+  __shared__ bool go;
+  if (threadIdx.x == 0) {
+    e = *p.epoch + 1;  // written by the previous exchange's kernel, earlier on this stream
+    go = true;
+    for (int i = 0; i < p.n_receivers && go; ++i)
+      go = gpu::flags::spin_until(p.ack + i, e - 1, p.timeout_ns, p.note, i, spin_note::ack);
+  }
+  __syncthreads();
+  if (go) {
+    const offset_type n = p.send_offsets[p.n_receivers];
+    for (offset_type k = blockIdx.x * static_cast<offset_type>(blockDim.x) + threadIdx.x; k < n;
+         k += static_cast<offset_type>(gridDim.x) * blockDim.x) {
+      int r = 0;  // the receiver of entry k: few neighbours, a linear scan of cached offsets
+      while (p.send_offsets[r + 1] <= k) ++r;
+      p.destinations[r][k - p.send_offsets[r]] = x[send_idx[k]];
+    }
+    __threadfence_system();  // this thread's stores reach the receivers before any flag below
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    if (atomicAdd(p.blocks_done, 1u) == gridDim.x - 1) {  // the last block
+      __threadfence_system();
+      if (go)
+        for (int i = 0; i < p.n_receivers; ++i) gpu::flags::store_release(p.remote_ready[i], e);
+      *p.blocks_done = 0;
+      *p.epoch = e;
+    }
+  }
 }
 
 /// This exchange's ghosts are read: each sender may overwrite them (ack = consumed + 1). One warp.
-__global__ void release_kernel(gpu::put_view p) {
+template <typename V>
+__global__ void release_kernel(put_params<V> p) {
   const flag_t e = *p.consumed + 1;
   __syncwarp();
-  gpu::put::acknowledge(p, e, threadIdx.x, blockDim.x);
+  for (int j = threadIdx.x; j < p.n_senders; j += blockDim.x) gpu::flags::store_release(p.remote_ack[j], e);
+  if (threadIdx.x == 0) *p.consumed = e;
 }
 
 gpu::device_ptr upload(const void* host, std::size_t bytes) {
@@ -105,8 +152,7 @@ class peer_put_transport final : public halo_transport<V> {
  public:
   peer_put_transport(MPI_Comm comm, const halo_pattern& pattern, V* recv) : comm_(comm), pattern_(pattern) {
     const std::size_t n_receivers = pattern.send_ranks.size(), n_senders = pattern.recv_ranks.size();
-    // Flags: ready[n_senders], ack[n_receivers], epoch, consumed, and the two block counters of
-    // put_view (packed_blocks, finished_blocks) in one 64-bit word.
+    // Flags: ready[n_senders], ack[n_receivers], epoch, blocks_done (as a 64-bit word), consumed.
     const std::size_t n_flags = n_senders + n_receivers + 3;
     // 1. This rank's buffers and handles. A failure is held until every setup message has gone
     //    both ways, so that no neighbour is left waiting; the caller then agrees on errors.
@@ -148,7 +194,7 @@ class peer_put_transport final : public halo_transport<V> {
     if (failure) std::rethrow_exception(failure);
 
     // 3. Map what the neighbours exported: each neighbour's flags once, ghost buffers once.
-    std::vector<void*> destinations(n_receivers);
+    std::vector<V*> destinations(n_receivers);
     std::vector<flag_t*> remote_ready(n_receivers), remote_ack(n_senders);
     for (std::size_t i = 0; i < n_receivers; ++i) {
       const int peer = pattern.send_ranks[i];
@@ -168,7 +214,7 @@ class peer_put_transport final : public halo_transport<V> {
     }
 
     send_offsets_ = upload(pattern.send_offsets.data(), pattern.send_offsets.size() * sizeof(offset_type));
-    destinations_ = upload(destinations.data(), n_receivers * sizeof(void*));
+    destinations_ = upload(destinations.data(), n_receivers * sizeof(V*));
     remote_ready_ = upload(remote_ready.data(), n_receivers * sizeof(flag_t*));
     remote_ack_ = upload(remote_ack.data(), n_senders * sizeof(flag_t*));
     auto* flags = static_cast<flag_t*>(flags_.get());
@@ -178,20 +224,19 @@ class peer_put_transport final : public halo_transport<V> {
     // bound, twice that and a second, only keeps a kernel from spinning for ever where no host
     // waits (a solver that never synchronises): the next exchange then reports it.
     const double timeout = 2 * watchdog::timeout_seconds() + (watchdog::timeout_seconds() > 0 ? 1 : 0);
-    params_.send_offsets = static_cast<const offset_type*>(send_offsets_.get());
-    params_.destinations = static_cast<void* const*>(destinations_.get());
-    params_.remote_ready = static_cast<flag_t* const*>(remote_ready_.get());
-    params_.remote_ack = static_cast<flag_t* const*>(remote_ack_.get());
-    params_.ready = flags;
-    params_.ack = flags + n_senders;
-    params_.epoch = flags + n_senders + n_receivers;
-    params_.consumed = flags + n_senders + n_receivers + 1;
-    params_.packed_blocks = reinterpret_cast<unsigned*>(flags + n_senders + n_receivers + 2);
-    params_.finished_blocks = params_.packed_blocks + 1;
-    params_.n_receivers = static_cast<int>(n_receivers);
-    params_.n_senders = static_cast<int>(n_senders);
-    params_.timeout_ns = static_cast<long long>(timeout * 1e9);
-    params_.note = device_note;
+    params_ = {static_cast<const offset_type*>(send_offsets_.get()),
+               static_cast<V* const*>(destinations_.get()),
+               static_cast<flag_t* const*>(remote_ready_.get()),
+               static_cast<flag_t* const*>(remote_ack_.get()),
+               flags,
+               flags + n_senders,
+               flags + n_senders + n_receivers,
+               reinterpret_cast<unsigned*>(flags + n_senders + n_receivers + 1),
+               flags + n_senders + n_receivers + 2,
+               static_cast<int>(n_receivers),
+               static_cast<int>(n_senders),
+               static_cast<long long>(timeout * 1e9),
+               device_note};
     ready_ = {params_.ready, params_.consumed, params_.n_senders, params_.timeout_ns, device_note};
   }
 
@@ -213,14 +258,10 @@ class peer_put_transport final : public halo_transport<V> {
   /// The ghosts' consumer waits on ready_flags() in its own kernel: nothing to enqueue here.
   void end(cuda_stream_t) override {}
   const gpu::ready_flags* ready_flags() const override { return &ready_; }
-  const gpu::put_view* device_put() override {
-    check_note();
-    return &params_;
-  }
 
   bool release(cuda_stream_t stream) override {
     if (params_.n_senders == 0) return false;
-    release_kernel<<<1, 32, 0, stream>>>(params_);
+    release_kernel<V><<<1, 32, 0, stream>>>(params_);
     DSPMV_CUDA_CHECK_LAUNCH(stream);
     return true;
   }
@@ -260,7 +301,7 @@ class peer_put_transport final : public halo_transport<V> {
   gpu::device_ptr flags_, send_offsets_, destinations_, remote_ready_, remote_ack_;
   std::unique_ptr<spin_note, pinned_note_deleter> note_;
   std::map<int, mapped_ptr> ghosts_of_, flags_of_;
-  gpu::put_view params_{};
+  put_params<V> params_{};
   gpu::ready_flags ready_{};
 };
 

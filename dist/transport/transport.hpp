@@ -34,10 +34,6 @@ class halo_transport {
   /// which the kernel that reads the ghosts waits on itself (end() enqueues nothing). Null where
   /// `recv` is complete once end()'s work on the stream is.
   virtual const gpu::ready_flags* ready_flags() const { return nullptr; }
-  /// Transports whose exchange is a device-side put (peer-put): what a kernel that packs, puts and
-  /// waits by itself needs (dist/gpu.hpp's fused_apply). Checks first that no earlier spin gave up.
-  /// Null elsewhere.
-  virtual const gpu::put_view* device_put() { return nullptr; }
   /// Called once this exchange's ghosts have been read, on the stream that read them: peer-put
   /// tells its senders they may overwrite them. True where it enqueued work (the caller joins it).
   virtual bool release(cuda_stream_t /*stream*/) { return false; }
