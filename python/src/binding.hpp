@@ -62,7 +62,12 @@ struct array_view {
   bool device = false;
   bool readonly = false;
   std::uintptr_t stream = 0;  ///< the interface's "stream" entry (0: none given)
+  bool cupy = false;          ///< a CuPy array read through its attributes (its stream: CuPy's current one)
 };
+
+/// The stream the array's library says its work is on: CuPy's current stream for a CuPy array,
+/// else the __cuda_array_interface__'s "stream" entry (0: none).
+std::uintptr_t array_stream(const array_view& v);
 
 /// Element types the module checks arrays against.
 enum class element { float64, float32, int64 };

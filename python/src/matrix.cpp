@@ -244,7 +244,13 @@ py::object apply(const matrix& a, py::handle x, py::object y, double alpha, doub
     raise_argument("Matrix.apply: x and y are the same array (y = alpha*A*x + beta*y needs distinct x and y)");
   if (yv.device && !a.cuda())
     raise_array_type("Matrix.apply: y is a device array, but the matrix is on the host backend: pass NumPy arrays");
-  const std::uintptr_t s = !stream.is_none() ? stream_from_python(stream) : xv.stream ? xv.stream : yv.stream;
+  std::uintptr_t s = 0;
+  if (!stream.is_none())
+    s = stream_from_python(stream);
+  else {
+    s = xv.device ? array_stream(xv) : 0;
+    if (s == 0 && yv.device) s = array_stream(yv);
+  }
   const auto cs = reinterpret_cast<cuda_stream_t>(s);
   const bool waits = !xv.device || !yv.device;
   a.with([&](auto& m) {

@@ -37,7 +37,7 @@ void bind_solvers(py::module_& mod) {
         o.max_iters = maxiter;
         o.restart = restart;
         o.jacobi = jacobi;
-        o.stream = reinterpret_cast<cuda_stream_t>(!stream.is_none() ? stream_from_python(stream) : bv.stream);
+        o.stream = reinterpret_cast<cuda_stream_t>(!stream.is_none() ? stream_from_python(stream) : array_stream(bv));
         solvers::solve_result r;
         {
           py::gil_scoped_release unlocked;
