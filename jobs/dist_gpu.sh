@@ -2,16 +2,17 @@
 # Multi-GPU checks and benchmarks of the distributed engine, one call on a GPU machine
 # (DEVICE.md; issues 4-6). Logs and JSON go to $OUT (the device tool's folder).
 #
-#   jobs/dist_gpu.sh build tests bench-weak bench-strong cg floor small table   (any subset, in that order)
+#   jobs/dist_gpu.sh build tests bench-weak bench-strong cg floor small table rules   (any subset, in that order)
 #
 # floor: the exchange floor (issue 36): gen:poisson3d:32 and soc-Slashdot0902 at 1, 2 and 4 GPUs
 # over each of FLOOR_TRANSPORTS (default "peer-put cuda-ipc nccl"). small: the shared matrices of
 # 0.3-3 M nonzeros at 1 and 4 GPUs with the default options. table: issue 36's scaling table at 1,
 # 2 and 4 GPUs with the default options (stencil27:200, rmat:22:16, the bench lognormal, weak
-# poisson3d 200/252/317), R-MAT and lognormal also against cuSPARSE (--vs-cusparse).
+# poisson3d 200/252/317), R-MAT and lognormal also against cuSPARSE (--vs-cusparse). rules: the
+# transport rule on four matrices outside the table (auto against peer-put and cuda-ipc).
 #
 # BUILD_TARGETS (default: all) limits the build. TRANSPORTS (default "peer-put nccl cuda-ipc mpi-staged") and RMAT_SCALE (24; 0 skips
-# R-MAT) trim the benchmarks, TEST_NP and TEST_TRANSPORTS the tests. GPUS (default: all visible) caps the sweep; with fewer GPUs
+# R-MAT) trim the benchmarks, TEST_NP and TEST_TRANSPORTS the tests (TEST_SHARED=0 skips the two-ranks-per-GPU runs). GPUS (default: all visible) caps the sweep; with fewer GPUs
 # than ranks, ranks share GPUs (the -np 8 on 4 GPUs correctness check). A whole sweep takes longer than one device call (600 s):
 # run the stages in separate calls. Real matrices come from $DISTSPMV_MATRICES
 # (.device-data/matrices carried to the machine). METIS comes from .device-deps (DEVICE.md).
@@ -63,6 +64,7 @@ if has tests; then
   done
   # Two ranks per GPU (e.g. -np 8 on 4 GPUs): auto (MPI there) must avoid NCCL, warn, and still
   # be right; cuda-ipc too, which works between two processes on one GPU when asked for.
+  if [ "${TEST_SHARED:-1}" = 1 ]; then  # TEST_SHARED=0 skips these
   export DISTSPMV_TEST_TRANSPORT=auto
   if mpi $((2 * GPUS)) "$BUILD/tests/dist/dist_test" >"$LOG/dist_test_shared.log" 2>&1; then r=ok; else r=FAILED; status=1; fi
   echo "dist_test np=$((2 * GPUS)) on $GPUS GPUs (two ranks per GPU): $r"
@@ -70,7 +72,17 @@ if has tests; then
   export DISTSPMV_TEST_TRANSPORT=cuda-ipc
   if mpi $((2 * GPUS)) "$BUILD/tests/dist/dist_test" >"$LOG/dist_test_shared_ipc.log" 2>&1; then r=ok; else r=FAILED; status=1; fi
   echo "dist_test np=$((2 * GPUS)) on $GPUS GPUs over cuda-ipc: $r"
+  fi
   unset DISTSPMV_TEST_BACKEND DISTSPMV_TEST_TRANSPORT
+  echo "=== more ranks than rows through the command line, CUDA backend (1 and 3 rows at 2-$GPUS ranks, ${MORE_RANKS_TRANSPORTS:-peer-put nccl})"
+  printf '%%%%MatrixMarket matrix coordinate real general\n3 3 5\n1 1 4\n1 3 -1\n2 2 3\n3 1 -1\n3 3 5\n' > "$LOG/three_rows.mtx"
+  for n in $(seq 2 "$GPUS"); do
+    for t in ${MORE_RANKS_TRANSPORTS:-peer-put nccl}; do
+      BACKEND=cuda TRANSPORT=$t bash tests/apps/more_ranks_than_rows.sh "$bin" mpirun "$n" "auto block metis lp" \
+        gen:poisson3d:1 "$LOG/three_rows.mtx" >"$LOG/more_ranks_np${n}_$t.log" 2>&1 || status=1
+      echo "more ranks than rows np=$n transport=$t: $(grep -c '^ok' "$LOG/more_ranks_np${n}_$t.log") ok, $(grep -c '^FAIL' "$LOG/more_ranks_np${n}_$t.log") failed"
+    done
+  done
   if [ -x "$BUILD/tests/dist/solvers_test" ]; then   # not when BUILD_TARGETS left it out
     echo "=== solvers on the GPU, and the single-GPU cuda tests"
     mpi "$(( GPUS < 4 ? GPUS : 4 ))" "$BUILD/tests/dist/solvers_test" >"$LOG/solvers_test.log" 2>&1 || status=1
@@ -157,6 +169,19 @@ if has table; then
     run_case "table_lognormal_g$g" "$g" gen:lognormal:4000000:2.0:1.0:300000 --seed 9 --vs-cusparse
     progress "table lognormal g$g"
     run_case "table_weak_g$g" "$g" "gen:poisson3d:${weak[$g]}"; progress "table weak g$g"
+  done
+fi
+
+if has rules; then
+  # The transport rule (dist/transport/transport.hpp) on matrices outside the table: auto against
+  # each of the two transports it chooses between, at $GPUS GPUs.
+  echo "=== the transport rule outside the table, $GPUS GPUs: auto, peer-put, cuda-ipc"
+  for m in gen:stencil27:150 "gen:rmat:21:16 --seed 5" "gen:lognormal:2000000:2.0:1.0:100000 --seed 3" gen:poisson3d:120; do
+    tag=$(echo "$m" | cut -d' ' -f1 | tr ':' '_')
+    for t in auto peer-put cuda-ipc; do
+      # shellcheck disable=SC2086
+      run_case "rules_${tag}_g${GPUS}_$t" "$GPUS" $m --transport "$t"; progress "rules $tag $t"
+    done
   done
 fi
 

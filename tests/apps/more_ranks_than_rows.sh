@@ -6,6 +6,8 @@
 # Market file (parsed by every rank); about half a second per run.
 #
 #   more_ranks_than_rows.sh DISTSPMV MPIEXEC NP PARTITIONS MATRIX...   (PARTITIONS: "auto block ...")
+#
+# BACKEND (default host; jobs/dist_gpu.sh sets cuda) and TRANSPORT (default auto) choose the path.
 set -uo pipefail
 cli=$1 mpiexec=$2 np=$3 partitions=$4
 shift 4
@@ -17,10 +19,10 @@ trap 'rm -rf "$tmp"' EXIT
 failed=0
 for matrix in "$@"; do
   for partition in $partitions; do
-    timeout 60 "$mpiexec" -np "$np" --oversubscribe -x DISTSPMV_HALO_TIMEOUT "$cli" "$matrix" --backend host \
-      --partition "$partition" --iters 2 --warmup 1 --check >"$tmp/out" 2>&1
+    timeout 60 "$mpiexec" -np "$np" --oversubscribe -x DISTSPMV_HALO_TIMEOUT "$cli" "$matrix" --backend "${BACKEND:-host}" \
+      --transport "${TRANSPORT:-auto}" --partition "$partition" --iters 2 --warmup 1 --check >"$tmp/out" 2>&1
     rc=$?
-    what="$(basename "$matrix") at $np ranks, --partition $partition: exit $rc"
+    what="$(basename "$matrix") at $np ranks, --backend ${BACKEND:-host} --transport ${TRANSPORT:-auto} --partition $partition: exit $rc"
     if [ $rc -eq 0 ] && grep -q 'check: .*passed' "$tmp/out"; then
       echo "ok   $what"
     else
