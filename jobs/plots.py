@@ -201,7 +201,10 @@ def scaling_series(records):
             warn(f"{r.path}:{r.name}: ranks share a GPU; left out of the scaling plot")
             continue
         stem = r.name.lower()
-        kind = "weak" if stem.startswith("weak") else "strong" if stem.startswith(("strong", "stencil")) else None
+        table = stem.startswith("table_")  # jobs/dist_gpu.sh table: issue 36's table, default options
+        if table:
+            stem = stem[len("table_"):]
+        kind = "weak" if stem.startswith("weak") else "strong" if table or stem.startswith(("strong", "stencil")) else None
         if kind is None:
             warn(f"{r.path}:{r.name}: neither weak nor strong by its name; left out")
             continue
