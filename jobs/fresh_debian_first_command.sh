@@ -12,7 +12,7 @@ set -euo pipefail
 root=${1:-/tmp/fresh-debian}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 command -v debootstrap >/dev/null || apt-get install -y -q debootstrap
-for m in dev/pts dev sys proc; do umount "$root/$m" 2>/dev/null || true; done
+for m in dev/pts dev sys proc; do umount -l "$root/$m" 2>/dev/null || true; done
 rm -rf "$root"
 debootstrap --variant=minbase bookworm "$root" http://deb.debian.org/debian >/dev/null
 rm -f "$root/etc/apt/sources.list"
@@ -24,7 +24,7 @@ mount -t proc proc "$root/proc"
 mount --bind /sys "$root/sys"
 mount --bind /dev "$root/dev"
 mount --bind /dev/pts "$root/dev/pts"
-trap 'for m in dev/pts dev sys proc; do umount "$root/$m" 2>/dev/null || true; done' EXIT
+trap 'for m in dev/pts dev sys proc; do umount -l "$root/$m" 2>/dev/null || true; done' EXIT
 in_root() { chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
 in_root /bin/bash -c "apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends git ca-certificates >/dev/null"
 # The README's first command, word for word.
