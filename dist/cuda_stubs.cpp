@@ -1,6 +1,7 @@
 // dist/'s CUDA entry points in a build without CUDA: each throws not_compiled.
 #include "common/errors.hpp"
 #include "dist/gpu.hpp"
+#include "dist/setup/gpu_order.hpp"
 #include "dist/setup/split_rows.hpp"
 #include "dist/transport/transport.hpp"
 
@@ -96,7 +97,18 @@ template <typename V>
 std::vector<V> diagonal_on_gpu(const device_csr_view<V>&) {
   DSPMV_NOT_COMPILED("CUDA");
 }
+template <typename V>
+std::vector<index_type> local_order_on_gpu(const device_csr_view<V>&, row_order, const std::vector<offset_type>&) {
+  DSPMV_NOT_COMPILED("CUDA");
+}
+template <typename V>
+void permute_split_on_gpu(gpu_split<V>&, const std::vector<index_type>&) {
+  DSPMV_NOT_COMPILED("CUDA");
+}
 #define DSPMV_INSTANTIATE(V)                                                                                   \
+  template std::vector<index_type> local_order_on_gpu(const device_csr_view<V>&, row_order,                   \
+                                                      const std::vector<offset_type>&);                      \
+  template void permute_split_on_gpu(gpu_split<V>&, const std::vector<index_type>&);                         \
   template gpu_split<V> split_rows_on_gpu(row_range, const std::vector<row_range>&, const row_reader&,         \
                                           const split_options&);                                             \
   template device_csr<V> split_values_on_gpu(const gpu_split<V>&, const V*, bool, csr_matrix<double, index_type>&); \

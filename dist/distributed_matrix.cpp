@@ -140,6 +140,11 @@ void distributed_matrix<V>::impl::setup_in_place(const std::vector<global_index_
     gpu_split<V> s;
     collective_try(comm, "read", [&] { s = split_rows_on_gpu<V>(mine, chunks, read, so); });
     times.read = seconds_since(t0);
+    if (order != row_order::none) {
+      t0 = std::chrono::steady_clock::now();
+      order_in_place(s);
+      times.order = seconds_since(t0);
+    }
     t0 = std::chrono::steady_clock::now();
     diagonal = std::move(s.diagonal);
     take_halo(std::move(s));
@@ -181,6 +186,30 @@ void distributed_matrix<V>::impl::take_halo(halo_split&& h) {
   plan.ghost_ids = std::move(h.ghost_ids);
   check_local_ids(comm, n_owned, plan.ghost_ids.size());  // as build_halo_plan does
   plan_exchange(comm, row_offsets, plan);
+  // Ghost ids stay the caller's (the ranks' read ranges); an owner whose rows were ordered in
+  // place sends each asked id from its new place.
+  if (!map.local_new_pos.empty())
+    for (auto& i : plan.send_idx) i = map.local_new_pos[static_cast<std::size_t>(i)];
+}
+
+template <typename V>
+void distributed_matrix<V>::impl::order_in_place(gpu_split<V>& s) {
+  collective_try(comm, "order", [&] {
+    // degree counts the whole row, as the host's degree_order does on the rank's rows.
+    std::vector<offset_type> halo_length;
+    if (order == row_order::degree && !s.halo_rows.empty()) {
+      halo_length.assign(static_cast<std::size_t>(n_owned), 0);
+      for (std::size_t i = 0; i < s.halo_rows.size(); ++i) halo_length[s.halo_rows[i]] = s.a_halo.row_length(i);
+    }
+    const auto new_order = local_order_on_gpu(s.a_local.view(), order, halo_length);
+    permute_split_on_gpu(s, new_order);
+    map.local_new_pos.assign(new_order.size(), 0);
+    for (std::size_t k = 0; k < new_order.size(); ++k) {
+      map.local_new_pos[static_cast<std::size_t>(new_order[k])] = static_cast<index_type>(k);
+      caller_ids[k] = caller_first + new_order[k];
+    }
+  });
+  ordered_in_place = true;
 }
 
 /// `--partition auto`, after the in-place setup with the block partition of the read ranges: the
@@ -229,7 +258,8 @@ distributed_matrix<V> distributed_matrix<V>::impl::keep_or_repartition(
     std::unique_ptr<impl> p, const std::function<distributed_matrix(const matrix_options&)>& again) {
   if (p->options.partition != partitioner::automatic || p->ranks == 1) return distributed_matrix(std::move(p));
   const partitioner chosen = p->auto_choice();
-  if (chosen == partitioner::block && p->order == row_order::none) return distributed_matrix(std::move(p));
+  if (chosen == partitioner::block && (p->order == row_order::none || p->ordered_in_place))
+    return distributed_matrix(std::move(p));
   // A partitioner pays, or the rows are to be ordered (the block trial kept the read order).
   const partition_summary why = p->quality;
   const std::string order_reason = p->order_reason;

@@ -21,6 +21,7 @@
 #include "dist/halo_host.hpp"
 #include "dist/setup/assign.hpp"
 #include "dist/setup/auto_partition.hpp"
+#include "dist/setup/gpu_order.hpp"
 #include "dist/setup/halo_plan.hpp"
 #include "dist/setup/load.hpp"
 #include "dist/setup/mpi_util.hpp"
@@ -148,14 +149,19 @@ struct distributed_matrix<V>::impl {
   /// The row order in use (`auto` resolved by resolve_order) and why.
   row_order order = row_order::none;
   std::string order_reason = "requested";
-  /// Set up in place (split where read, on the GPU for the CUDA backend). An ordering renumbers
-  /// rows after they reach their owner, which the in-place split does not do: it takes the host
-  /// path, except for the block trial of `--partition auto` on several ranks, whose matrix is set
-  /// up again with the ordering (keep_or_repartition).
+  /// Set up in place (split where read, on the GPU for the CUDA backend). On the CUDA backend an
+  /// ordering is computed and applied there too (gpu_order.hpp, issue 37). The host split does
+  /// not order: the host backend takes the host path, except for the block trial of
+  /// `--partition auto` on several ranks, whose matrix is set up again with the ordering
+  /// (keep_or_repartition).
   bool in_place_setup() const {
-    return rows_stay() &&
-           (order == row_order::none || (options.partition == partitioner::automatic && ranks > 1));
+    return rows_stay() && (order == row_order::none || cuda() ||
+                           (options.partition == partitioner::automatic && ranks > 1));
   }
+  /// The rows were ordered in place on the GPU (order_in_place).
+  bool ordered_in_place = false;
+  /// The GPU order of the split's rows, applied to it, to caller_ids and to the layout map.
+  void order_in_place(gpu_split<V>& s);
   /// `--order auto` from a sample of this rank's caller rows (collective); other orders as given.
   void resolve_order(const std::function<locality_sample()>& sample);
   /// `--partition auto` after the block setup: block (keep it), metis, ptscotch or lp.

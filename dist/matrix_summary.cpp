@@ -62,7 +62,7 @@ void distributed_matrix<V>::impl::fill_summaries() {
   const auto sums = allreduce_sum({summary.halo_nnz, summary.ghosts}, comm);
   quality.method = options.partition == partitioner::automatic ? "block" : to_string(options.partition);
   quality.reason = options.partition != partitioner::automatic ? "requested" : ranks == 1 ? "one rank" : "";
-  quality.order = to_string(in_place ? row_order::none : order);
+  quality.order = to_string(in_place && !ordered_in_place ? row_order::none : order);
   quality.order_reason = order_reason;
   quality.edge_cut = sums[0];
   quality.halo_entries_total = sums[1];

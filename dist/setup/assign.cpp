@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "common/errors.hpp"
 #include "dist/setup/mpi_util.hpp"
 #include "partition/partition.hpp"
 
@@ -218,7 +219,10 @@ owned_rows redistribute(MPI_Comm comm, const caller_slice& s, const std::vector<
 template <typename T>
 void rows_to_partitioned(const layout_map& map, const T* caller, T* owned, MPI_Comm comm) {
   if (map.identity) {
-    std::copy(caller, caller + map.identity_rows, owned);
+    if (map.local_new_pos.empty())
+      std::copy(caller, caller + map.identity_rows, owned);
+    else
+      for (std::size_t i = 0; i < map.local_new_pos.size(); ++i) owned[map.local_new_pos[i]] = caller[i];
     return;
   }
   std::vector<T> send(map.row_send_order.size()), recv(map.row_recv_pos.size());
@@ -230,7 +234,10 @@ void rows_to_partitioned(const layout_map& map, const T* caller, T* owned, MPI_C
 template <typename T>
 void rows_from_partitioned(const layout_map& map, const T* owned, T* caller, MPI_Comm comm) {
   if (map.identity) {
-    std::copy(owned, owned + map.identity_rows, caller);
+    if (map.local_new_pos.empty())
+      std::copy(owned, owned + map.identity_rows, caller);
+    else
+      for (std::size_t i = 0; i < map.local_new_pos.size(); ++i) caller[i] = owned[map.local_new_pos[i]];
     return;
   }
   std::vector<T> send(map.row_recv_pos.size()), recv(map.row_send_order.size());
@@ -242,6 +249,7 @@ void rows_from_partitioned(const layout_map& map, const T* owned, T* caller, MPI
 template <typename T>
 void entries_to_partitioned(const layout_map& map, const T* caller, T* owned, MPI_Comm comm) {
   if (map.identity) {
+    DSPMV_REQUIRE(map.local_new_pos.empty(), "entries_to_partitioned: rows ordered in place keep their own entry map");
     std::copy(caller, caller + map.identity_entries, owned);
     return;
   }

@@ -24,6 +24,10 @@ struct layout_map {
   bool identity = false;
   global_index_type identity_rows = 0;
   offset_type identity_entries = 0;
+  /// An identity map whose rows were ordered in place (the GPU order, gpu_order.hpp): caller row
+  /// i is owned row local_new_pos[i] (empty: row i). Rows move by it; entries never do (the
+  /// in-place update_values refills from its own kept map).
+  std::vector<index_type> local_new_pos;
   std::vector<std::int64_t> row_send_counts, row_recv_counts;
   std::vector<global_index_type> row_send_order;
   std::vector<global_index_type> row_recv_pos;

@@ -90,6 +90,9 @@ struct gpu_split : halo_split {
   const std::uint8_t* entry_is_local = nullptr;
   const offset_type* kept_row_ptr = nullptr;
   const index_type* kept_col_idx = nullptr;
+  /// Where a row order was applied (permute_split_on_gpu): per entry of the kept pattern, the
+  /// entry of the read order's local block it takes its value from; null: the same entry.
+  const offset_type* kept_gather = nullptr;
 };
 
 /// Streams rows [owned.begin, owned.end) through the GPU in `chunks` (consecutive, covering

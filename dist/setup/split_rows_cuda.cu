@@ -133,6 +133,12 @@ __global__ void negate_kernel(offset_type n, const std::uint8_t* in, std::uint8_
   if (e < n) out[e] = !in[e];
 }
 
+template <typename V>
+__global__ void gather_kernel(offset_type n, const offset_type* from, const V* in, V* out) {
+  const offset_type e = blockIdx.x * static_cast<offset_type>(blockDim.x) + threadIdx.x;
+  if (e < n) out[e] = in[from[e]];
+}
+
 template <typename T>
 __global__ void convert_kernel(offset_type n, const T* in, double* out) {
   const offset_type e = blockIdx.x * static_cast<offset_type>(blockDim.x) + threadIdx.x;
@@ -393,7 +399,16 @@ device_csr<V> split_values_on_gpu(const gpu_split<V>& split, const V* values, bo
   DSPMV_CUDA_CHECK(cudaMemcpy(a.col_idx, split.kept_col_idx, n_local * sizeof(index_type), cudaMemcpyDeviceToDevice));
   cub_temp temp;
   auto* d_count = static_cast<offset_type*>(tmp.allocate_bytes(sizeof(offset_type)));
-  select_flagged(temp, d_values, split.entry_is_local, a.values, n, d_count);
+  if (split.kept_gather == nullptr) {
+    select_flagged(temp, d_values, split.entry_is_local, a.values, n, d_count);
+  } else {  // a row order was applied: the read order's local values, then each to its new place
+    V* read_order = static_cast<V*>(tmp.allocate_bytes(std::max<offset_type>(1, n_local) * sizeof(V)));
+    select_flagged(temp, d_values, split.entry_is_local, read_order, n, d_count);
+    if (n_local > 0) {
+      gather_kernel<V><<<grid_for(n_local), block>>>(n_local, split.kept_gather, read_order, a.values);
+      DSPMV_CUDA_CHECK_LAUNCH(nullptr);
+    }
+  }
   const offset_type n_halo = n - n_local;
   if (n_halo > 0) {
     auto* ghost = static_cast<std::uint8_t*>(tmp.allocate_bytes(n));
