@@ -4,6 +4,7 @@
 // accepted: a silent conversion would copy, and on the CUDA backend a copy defeats the point.
 #include <pybind11/numpy.h>
 
+#include <array>
 #include <unordered_map>
 #include <vector>
 
@@ -95,6 +96,13 @@ array_view view_cuda(PyObject* cai, element type, const char* name, bool writabl
   return v;
 }
 
+array_view view_cuda_interface(py::handle obj, element type, const char* name, bool writable) {
+  PyObject* cai = PyObject_GetAttrString(obj.ptr(), "__cuda_array_interface__");
+  if (!cai) throw py::error_already_set();
+  const py::object owner = py::reinterpret_steal<py::object>(cai);
+  return view_cuda(cai, type, name, writable);
+}
+
 /// CuPy's ndarray type once cupy is imported (null before); leaked, like every cache here.
 PyObject* cupy_ndarray_type() {
   static PyObject* type = nullptr;
@@ -116,8 +124,25 @@ PyObject* numpy_dtype(element e) {
   return types[static_cast<int>(e)];
 }
 
-long long long_attribute(PyObject* obj, const char* name) {
-  PyObject* v = PyObject_GetAttrString(obj, name);
+/// Attribute names of the hot path, interned once: PyObject_GetAttrString makes and hashes a new
+/// string on every call.
+struct attribute_names {
+  PyObject *dtype, *ndim, *size, *strides, *data, *ptr;
+};
+const attribute_names& names() {
+  static const attribute_names n = [] {
+    auto intern = [](const char* s) {
+      PyObject* o = PyUnicode_InternFromString(s);
+      if (!o) throw py::error_already_set();
+      return o;  // leaked, like every cache here
+    };
+    return attribute_names{intern("dtype"), intern("ndim"), intern("size"), intern("strides"), intern("data"), intern("ptr")};
+  }();
+  return n;
+}
+
+long long long_attribute(PyObject* obj, PyObject* name) {
+  PyObject* v = PyObject_GetAttr(obj, name);
   if (!v) throw py::error_already_set();
   const long long out = PyLong_AsLongLong(v);
   Py_DECREF(v);
@@ -129,21 +154,65 @@ long long long_attribute(PyObject* obj, const char* name) {
 /// __cuda_array_interface__ builds a dict per call, 1-2 us of the apply's host time on H200.
 /// False where it is not a plain 1-D contiguous array of `type`: the interface then says why.
 bool view_cupy(PyObject* obj, element type, array_view& v) {
-  const py::object dtype = py::reinterpret_steal<py::object>(PyObject_GetAttrString(obj, "dtype"));
+  const attribute_names& n = names();
+  const py::object dtype = py::reinterpret_steal<py::object>(PyObject_GetAttr(obj, n.dtype));
   if (!dtype) throw py::error_already_set();
-  if (dtype.ptr() != numpy_dtype(type) || long_attribute(obj, "ndim") != 1) return false;
-  v.size = long_attribute(obj, "size");
+  if (dtype.ptr() != numpy_dtype(type) || long_attribute(obj, n.ndim) != 1) return false;
+  v.size = long_attribute(obj, n.size);
   if (v.size > 1) {
-    const py::object strides = py::reinterpret_steal<py::object>(PyObject_GetAttrString(obj, "strides"));
+    const py::object strides = py::reinterpret_steal<py::object>(PyObject_GetAttr(obj, n.strides));
     if (!strides || !PyTuple_Check(strides.ptr()) || PyTuple_GET_SIZE(strides.ptr()) != 1) return false;
     if (PyLong_AsLongLong(PyTuple_GET_ITEM(strides.ptr(), 0)) != facts(type).itemsize) return false;
   }
-  const py::object data = py::reinterpret_steal<py::object>(PyObject_GetAttrString(obj, "data"));
+  const py::object data = py::reinterpret_steal<py::object>(PyObject_GetAttr(obj, n.data));
   if (!data) throw py::error_already_set();
-  v.data = reinterpret_cast<void*>(static_cast<std::uintptr_t>(long_attribute(data.ptr(), "ptr")));
+  v.data = reinterpret_cast<void*>(static_cast<std::uintptr_t>(long_attribute(data.ptr(), n.ptr)));
   v.device = true;
   v.cupy = true;
   return true;
+}
+
+/// The views of the last CuPy arrays seen, by identity: a solver passes the same x and y every
+/// iteration, and reading their attributes is most of the binding's time per apply. Sound because
+/// a CuPy array's data pointer, size and dtype never change (read-only attributes; an in-place
+/// reshape keeps the size and contiguity of a contiguous array), and because the entry holds a
+/// weak reference: an array that dies, and a new one at its address, miss.
+class cupy_view_cache {
+ public:
+  bool find(PyObject* obj, element type, array_view& v) const {
+    for (const entry& e : entries_)
+      if (e.ref && e.type == type && PyWeakref_GetObject(e.ref) == obj) {
+        v = e.view;
+        return true;
+      }
+    return false;
+  }
+  void add(PyObject* obj, element type, const array_view& v) {
+    PyObject* ref = PyWeakref_NewRef(obj, nullptr);
+    if (!ref) {  // not weakly referenceable (an older CuPy): no caching
+      PyErr_Clear();
+      return;
+    }
+    entry& e = entries_[next_];
+    next_ = (next_ + 1) % entries_.size();
+    Py_XDECREF(e.ref);
+    e = {ref, type, v};
+  }
+
+ private:
+  struct entry {
+    PyObject* ref = nullptr;
+    element type = element::float64;
+    array_view view;
+  };
+  std::array<entry, 4> entries_{};  // x and y of two solvers at once
+  std::size_t next_ = 0;
+};
+
+/// The module's cache (leaked, like every cache here; used under the GIL).
+cupy_view_cache& cupy_views() {
+  static auto* cache = new cupy_view_cache;
+  return *cache;
 }
 
 }  // namespace
@@ -159,7 +228,7 @@ std::uintptr_t array_stream(const array_view& v) {
   }();
   const py::object stream = py::reinterpret_steal<py::object>(PyObject_CallNoArgs(current));
   if (!stream) throw py::error_already_set();
-  return static_cast<std::uintptr_t>(long_attribute(stream.ptr(), "ptr"));
+  return static_cast<std::uintptr_t>(long_attribute(stream.ptr(), names().ptr));
 }
 
 const char* to_string(element e) {
@@ -176,14 +245,16 @@ array_view view_array(py::handle obj, element type, std::int64_t expected, const
   PyObject* cupy = nullptr;
   if (py::isinstance<py::array>(obj)) {
     v = view_numpy(py::reinterpret_borrow<py::array>(obj), type, name, writable);
-  } else if ((cupy = cupy_ndarray_type()) && PyObject_TypeCheck(obj.ptr(), reinterpret_cast<PyTypeObject*>(cupy)) &&
-             view_cupy(obj.ptr(), type, v)) {
-    // read through its attributes
-  } else if (PyObject* cai = PyObject_GetAttrString(obj.ptr(), "__cuda_array_interface__")) {
-    const py::object owner = py::reinterpret_steal<py::object>(cai);
-    v = view_cuda(cai, type, name, writable);
+  } else if ((cupy = cupy_ndarray_type()) && PyObject_TypeCheck(obj.ptr(), reinterpret_cast<PyTypeObject*>(cupy))) {
+    if (!cupy_views().find(obj.ptr(), type, v)) {
+      if (view_cupy(obj.ptr(), type, v))
+        cupy_views().add(obj.ptr(), type, v);
+      else
+        v = view_cuda_interface(obj, type, name, writable);  // says what is wrong with it
+    }
+  } else if (PyObject_HasAttrString(obj.ptr(), "__cuda_array_interface__")) {
+    v = view_cuda_interface(obj, type, name, writable);
   } else {
-    PyErr_Clear();
     raise_array_type(std::string(name) + ": expected a NumPy array, or a device array with __cuda_array_interface__ "
                      "(CuPy), not " + type_name(obj));
   }
@@ -196,7 +267,13 @@ array_view view_array(py::handle obj, element type, std::int64_t expected, const
 std::uintptr_t stream_from_python(py::handle stream) {
   if (stream.is_none()) return 0;
   if (PyLong_Check(stream.ptr())) return stream.cast<std::uintptr_t>();
-  if (py::hasattr(stream, "ptr")) return stream.attr("ptr").cast<std::uintptr_t>();
+  if (PyObject* ptr = PyObject_GetAttr(stream.ptr(), names().ptr)) {  // CuPy: one lookup
+    const auto out = PyLong_AsUnsignedLongLongMask(ptr);
+    Py_DECREF(ptr);
+    if (PyErr_Occurred()) throw py::error_already_set();
+    return static_cast<std::uintptr_t>(out);
+  }
+  PyErr_Clear();
   if (py::hasattr(stream, "cuda_stream")) return stream.attr("cuda_stream").cast<std::uintptr_t>();
   raise_array_type("stream: expected None, an int (a cudaStream_t), or a stream object with .ptr (CuPy) or "
                    ".cuda_stream (PyTorch), not " + type_name(stream));

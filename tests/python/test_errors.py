@@ -57,6 +57,35 @@ def test_device_array_on_host_backend(A):
         A @ FakeDeviceArray()
 
 
+def test_cupy_views_follow_the_array(A, monkeypatch):
+    """The binding keeps the views of the last CuPy arrays by identity (weak references): a new
+    array, even at a dead one's address, is read again. A stand-in for CuPy where it is absent
+    (the binding remembers CuPy's ndarray type for the process)."""
+    import importlib.util
+    import sys
+    import types
+    if importlib.util.find_spec("cupy") is not None:
+        pytest.skip("CuPy is installed: tests/python/test_cupy.py covers it")
+
+    class Pointer:
+        def __init__(self, ptr):
+            self.ptr = ptr
+
+    class ndarray:  # the attributes the binding reads of a CuPy array
+        def __init__(self, size):
+            self.dtype, self.ndim, self.size, self.strides = np.dtype(np.float64), 1, size, (8,)
+            self.data = Pointer(8)
+
+    monkeypatch.setitem(sys.modules, "cupy", types.SimpleNamespace(ndarray=ndarray))
+    for size in (3, 3, 5, 7, 7):
+        x = ndarray(size)  # the previous one dies here: its address may come again
+        for _ in range(2):
+            with pytest.raises(distspmv.ArgumentError, match=f"has {size} entries, expected {A.local_rows}"):
+                A @ x
+    with pytest.raises(distspmv.ArrayTypeError, match="host backend"):
+        A @ ndarray(A.local_rows)
+
+
 def test_bad_file_is_collective(comm):
     with pytest.raises(distspmv.BadInputError, match="no such file") as e:
         distspmv.Matrix(comm, "/nonexistent/A.mtx", backend="host")
