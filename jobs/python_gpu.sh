@@ -94,5 +94,6 @@ if has bench; then
     done
   done
 fi
-(cd "$OUT" && tar czf logs.tgz logs && rm -rf logs)
+# The device tool returns at most 8 files: the runs travel as one archive too.
+(cd "$OUT" && tar czf logs.tgz logs && rm -rf logs && { [ ! -d runs ] || { tar czf runs.tgz runs && rm -rf runs; }; })
 exit $status
