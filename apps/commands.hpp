@@ -14,7 +14,7 @@ struct run_options {
   std::string backend = "auto";  ///< auto: cuda when a GPU is present, else host
   std::string precision = "double";  ///< double | float | mixed (double, values in float: build_options)
   std::string partition = "auto";
-  std::string order = "none";  ///< row order inside each rank: none | degree | rcm | auto
+  std::string order = "auto";  ///< row order inside each rank: none | degree | rcm | auto
   bool vs_cusparse = false;     ///< also time cuSPARSE CSR on each rank's rows (re-reads them)
   std::string transport = "auto";
   std::string cuda_graphs = "on";  ///< on | off (matrix_options::cuda_graphs)

@@ -31,7 +31,7 @@ struct solve_options {
   std::string output;                ///< optional: .h5 (dataset x), .npy or PETSc binary (.petsc, .dat)
   std::string format = "auto";       ///< local storage format
   std::string partition = "auto";    ///< auto | metis | block
-  std::string order = "none";        ///< none | degree | rcm | auto (row order inside each rank)
+  std::string order = "auto";        ///< none | degree | rcm | auto (row order inside each rank)
   std::string backend = "auto";      ///< auto (cuda when every rank sees a GPU) | cuda | host
   std::string transport = "auto";    ///< auto | nccl | mpi-cuda | mpi-staged | mpi-host
   std::string cuda_graphs = "on";    ///< on | off (matrix_options::cuda_graphs)

@@ -105,7 +105,17 @@ template <typename V>
 void permute_split_on_gpu(gpu_split<V>&, const std::vector<index_type>&) {
   DSPMV_NOT_COMPILED("CUDA");
 }
+template <typename V>
+device_csr<V> permuted_csr_on_gpu(const device_csr_view<V>&, const std::vector<index_type>&) {
+  DSPMV_NOT_COMPILED("CUDA");
+}
+template <typename V>
+device_csr<V> copy_csr_on_gpu(const device_csr_view<V>&) {
+  DSPMV_NOT_COMPILED("CUDA");
+}
 #define DSPMV_INSTANTIATE(V)                                                                                   \
+  template device_csr<V> permuted_csr_on_gpu(const device_csr_view<V>&, const std::vector<index_type>&);     \
+  template device_csr<V> copy_csr_on_gpu(const device_csr_view<V>&);                                         \
   template std::vector<index_type> local_order_on_gpu(const device_csr_view<V>&, row_order,                   \
                                                       const std::vector<offset_type>&);                      \
   template void permute_split_on_gpu(gpu_split<V>&, const std::vector<index_type>&);                         \

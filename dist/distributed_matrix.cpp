@@ -148,7 +148,7 @@ void distributed_matrix<V>::impl::setup_in_place(const std::vector<global_index_
     t0 = std::chrono::steady_clock::now();
     diagonal = std::move(s.diagonal);
     take_halo(std::move(s));
-    build_local_on_gpu(std::move(s.a_local));
+    if (!local) build_local_on_gpu(std::move(s.a_local));  // (the order's trial built the one it kept)
     s.a_local = {};  // handed to the operator; the kept map uses kept_rows and kept_local_nnz
     if (options.keep_for_update) split = std::make_unique<gpu_split<V>>(std::move(s));
   } else {
@@ -190,26 +190,6 @@ void distributed_matrix<V>::impl::take_halo(halo_split&& h) {
   // place sends each asked id from its new place.
   if (!map.local_new_pos.empty())
     for (auto& i : plan.send_idx) i = map.local_new_pos[static_cast<std::size_t>(i)];
-}
-
-template <typename V>
-void distributed_matrix<V>::impl::order_in_place(gpu_split<V>& s) {
-  collective_try(comm, "order", [&] {
-    // degree counts the whole row, as the host's degree_order does on the rank's rows.
-    std::vector<offset_type> halo_length;
-    if (order == row_order::degree && !s.halo_rows.empty()) {
-      halo_length.assign(static_cast<std::size_t>(n_owned), 0);
-      for (std::size_t i = 0; i < s.halo_rows.size(); ++i) halo_length[s.halo_rows[i]] = s.a_halo.row_length(i);
-    }
-    const auto new_order = local_order_on_gpu(s.a_local.view(), order, halo_length);
-    permute_split_on_gpu(s, new_order);
-    map.local_new_pos.assign(new_order.size(), 0);
-    for (std::size_t k = 0; k < new_order.size(); ++k) {
-      map.local_new_pos[static_cast<std::size_t>(new_order[k])] = static_cast<index_type>(k);
-      caller_ids[k] = caller_first + new_order[k];
-    }
-  });
-  ordered_in_place = true;
 }
 
 /// `--partition auto`, after the in-place setup with the block partition of the read ranges: the
@@ -262,10 +242,10 @@ distributed_matrix<V> distributed_matrix<V>::impl::keep_or_repartition(
     return distributed_matrix(std::move(p));
   // A partitioner pays, or the rows are to be ordered (the block trial kept the read order).
   const partition_summary why = p->quality;
-  const std::string order_reason = p->order_reason;
+  const std::string order_reason = p->rule_reason;
   matrix_options o = p->options;
   o.partition = chosen;
-  o.order = p->order;  // resolved: `auto` is not sampled again
+  o.order = p->rule_order;  // resolved: `auto` is not sampled again (the GPU's trial is per rank)
   p.reset();
   auto m = again(o);
   m.impl_->quality.reason = why.reason;
@@ -276,11 +256,13 @@ distributed_matrix<V> distributed_matrix<V>::impl::keep_or_repartition(
 
 template <typename V>
 void distributed_matrix<V>::impl::resolve_order(const std::function<locality_sample()>& sample) {
-  order = options.order;
+  order = rule_order = options.order;
   if (order != row_order::automatic) return;
   locality_sample mine;
   collective_try(comm, "order", [&] { mine = sample(); });
   order = choose_order(comm, mine, order_reason);
+  rule_order = order;
+  rule_reason = order_reason;
 }
 
 template <typename V>

@@ -55,13 +55,15 @@ enum class transport_kind {
 /// Locality ordering of each rank's rows (and the same owned columns) inside the partitioned
 /// numbering (issue 16, dist/setup/order.hpp): x gathers of neighbouring rows share sectors and hot
 /// entries of x stay in cache. The caller's layout is unchanged (to_partitioned and the other moves
-/// apply the order). An order other than none sets up through the host (rows are permuted after they
-/// reach their owner; the GPU split keeps the read order).
+/// apply the order). On the CUDA backend, where rows stay where they are read (one rank, or the block
+/// partition), the order is computed and applied on the GPU (dist/setup/gpu_order.hpp, issue 37);
+/// otherwise rows are permuted on the host after they reach their owner.
 enum class row_order {
   none,       ///< the partition's order: each part's rows in the caller's relative order
   degree,     ///< rows by descending length, stable (hubs first)
   rcm,        ///< reverse Cuthill-McKee on the symmetrised local block
-  automatic,  ///< none where the caller's numbering is already local (banded, stencils), else rcm
+  automatic,  ///< the default: none where the caller's numbering is already local (banded,
+              ///< stencils, clustered), else rcm (choose_order, dist/setup/order.hpp)
 };
 
 const char* to_string(partitioner p);
@@ -78,7 +80,7 @@ struct matrix_options {
   partitioner partition = partitioner::automatic;
   backend where = backend::cuda;
   transport_kind transport = transport_kind::automatic;
-  row_order order = row_order::none;  ///< locality ordering inside each rank (none keeps the read order)
+  row_order order = row_order::automatic;  ///< locality ordering inside each rank (none keeps the read order)
   int metis_seed = 1;               ///< seed of METIS and PT-Scotch (the partition is deterministic by it)
   std::string h5_group;             ///< from_source: HDF5 group ("" finds it)
   std::uint64_t generator_seed = 1; ///< from_source: seed of random generators

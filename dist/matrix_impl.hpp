@@ -160,8 +160,15 @@ struct distributed_matrix<V>::impl {
   }
   /// The rows were ordered in place on the GPU (order_in_place).
   bool ordered_in_place = false;
-  /// The GPU order of the split's rows, applied to it, to caller_ids and to the layout map.
+  /// What the sample rule (or the options) said, the same on every rank; `order` is what this
+  /// rank did (`--order auto` on the GPU times the candidates per rank).
+  row_order rule_order = row_order::none;
+  std::string rule_reason = "requested";
+  /// The GPU order of the split's rows, applied to it, to caller_ids and to the layout map
+  /// (dist/matrix_order.cpp); under `--order auto`, the fastest of none, rcm and degree.
   void order_in_place(gpu_split<V>& s);
+  /// Median microseconds of one product of the local operator (the order's trial).
+  double time_local_apply();
   /// `--order auto` from a sample of this rank's caller rows (collective); other orders as given.
   void resolve_order(const std::function<locality_sample()>& sample);
   /// `--partition auto` after the block setup: block (keep it), metis, ptscotch or lp.

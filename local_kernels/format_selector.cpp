@@ -248,6 +248,16 @@ format_choice select_format(const row_statistics& s, backend where) {
   return {"cusparse", shape + ": cuSPARSE CSR, measured fastest for irregular blocks with values of this size"};
 }
 
+std::vector<format_choice> trial_formats(const row_statistics& s, backend where) {
+  std::vector<format_choice> c{select_format(s, where)};
+  if (where == backend::cuda && c.front().format != "panel" && !s.pattern && s.nnz >= large_irregular_nnz &&
+      s.window_fit < 0.95 && s.mean_length < panel_min_mean_length)
+    c.push_back({"panel", fmt::format("irregular rows, mean {:.1f}: row panels sorted by column, timed against {} "
+                                      "(short rows: the rule alone would not pick panel)",
+                                      s.mean_length, c.front().format)});
+  return c;
+}
+
 template row_statistics compute_row_statistics(const csr_matrix<double, global_index_type>&);
 template row_statistics compute_row_statistics(const csr_matrix<double, index_type>&);
 template row_statistics compute_row_statistics(const csr_matrix<float, index_type>&);

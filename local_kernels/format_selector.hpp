@@ -96,4 +96,11 @@ format_bytes format_bytes_per_nonzero(const row_statistics& s);
 /// Rule-based choice from the statistics alone.
 format_choice select_format(const row_statistics& s, backend where);
 
+/// The formats `--order auto` times on a block before it keeps an order (dist/matrix_order.cpp,
+/// issue 37): select_format's pick, then on the GPU `panel` for large irregular blocks with values
+/// whose x windows do not fit but whose rows average under panel_min_mean_length (the rule keeps
+/// them from panel: rmat:22:8 ran 0.94x cuSPARSE in the caller's order, but after a locality
+/// order short rows may share x's sectors too).
+std::vector<format_choice> trial_formats(const row_statistics& s, backend where);
+
 }  // namespace distspmv

@@ -91,11 +91,11 @@ typedef enum distspmv_transport {
 } distspmv_transport;
 
 typedef enum distspmv_order {
-  DISTSPMV_ORDER_NONE = 0,   /* each rank's rows in the partition's order (the default)            */
+  DISTSPMV_ORDER_NONE = 0,   /* each rank's rows in the partition's order                           */
   DISTSPMV_ORDER_DEGREE = 1, /* rows by descending length inside each rank (hubs first)             */
   DISTSPMV_ORDER_RCM = 2,    /* reverse Cuthill-McKee on each rank's local block                     */
-  DISTSPMV_ORDER_AUTO = 3    /* none where the numbering is already local (banded, stencil,
-                                clustered: few x sectors per tile of entries), else RCM          */
+  DISTSPMV_ORDER_AUTO = 3    /* the default: none where the numbering is already local (banded,
+                                stencil, clustered: few x sectors per tile of entries), else RCM */
 } distspmv_order;
 
 typedef struct distspmv_options {
@@ -119,7 +119,7 @@ typedef struct distspmv_options {
 } distspmv_options;
 
 /* The defaults of the C++ API: format "auto", METIS, CUDA backend, automatic transport, seeds 1,
- * order none, double values, CUDA graphs on.
+ * order auto, double values, CUDA graphs on.
  * Does nothing when opts is NULL. */
 void distspmv_options_default(distspmv_options* opts);
 

@@ -40,4 +40,13 @@ std::vector<index_type> local_order_on_gpu(const device_csr_view<V>& a, row_orde
 template <typename V>
 void permute_split_on_gpu(gpu_split<V>& s, const std::vector<index_type>& order);
 
+/// A copy of a device block with its rows and columns renumbered by `order` (columns sorted
+/// within each row): what `--order auto` times before it keeps an order (order_in_place).
+template <typename V>
+device_csr<V> permuted_csr_on_gpu(const device_csr_view<V>& a, const std::vector<index_type>& order);
+
+/// A plain copy of a device block.
+template <typename V>
+device_csr<V> copy_csr_on_gpu(const device_csr_view<V>& a);
+
 }  // namespace distspmv::dist

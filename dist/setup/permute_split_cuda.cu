@@ -46,34 +46,34 @@ __global__ void gather_values_kernel(offset_type nnz, const offset_type* source,
   if (j < nnz) out[j] = in[source[j]];
 }
 
-}  // namespace
-
+/// The block's rows and columns renumbered by `order`; `source` (nnz entries, in `source_mem`)
+/// gets the old entry of each new one.
 template <typename V>
-void permute_split_on_gpu(gpu_split<V>& s, const std::vector<index_type>& order) {
-  auto& a = s.a_local;
+device_csr<V> permute_block(const device_csr_view<V>& a, const std::vector<index_type>& order,
+                            device_storage& source_mem, offset_type** source_out) {
   const global_index_type n = a.rows;
   const offset_type nnz = a.nnz;
   DSPMV_REQUIRE(static_cast<global_index_type>(order.size()) == n,
                 "permute_split_on_gpu: the order has " + std::to_string(order.size()) + " rows, the block " +
                     std::to_string(n));
-  if (n == 0) return;
   require_below_int(nnz, "local entries");
+  require_below_int(n + 1, "rows");
   device_storage mem;
   cub_temp temp;
-  const index_type* d_order = mem.upload(order);
-  auto* new_pos = scratch<index_type>(mem, n);
-
-  // The new row pointer (lengths in new order, scanned), then entries gathered and sorted per row.
   auto out = allocate_device_csr<V>(n, n, nnz);
   DSPMV_CUDA_CHECK(cudaMemset(out.row_ptr, 0, sizeof(offset_type)));
+  *source_out = nullptr;
+  if (n == 0) return out;
+  const index_type* d_order = mem.upload(order);
+  auto* new_pos = scratch<index_type>(mem, n);
+  // The new row pointer (lengths in new order, scanned), then entries gathered and sorted per row.
   new_position_kernel<<<grid_for(n), block>>>(n, d_order, new_pos, a.row_ptr, out.row_ptr + 1);
   DSPMV_CUDA_CHECK_LAUNCH(nullptr);
   temp.run([&](void* t, std::size_t& bytes) {
     return cub::DeviceScan::InclusiveSum(t, bytes, out.row_ptr + 1, out.row_ptr + 1, static_cast<int>(n));
   });
-  device_storage kept_gather;  // the old entry of each new entry: the update map's last step
-  auto* source_sorted = nnz > 0 ? scratch<offset_type>(s.kept_rows > 0 ? kept_gather : mem, nnz) : nullptr;
   if (nnz > 0) {
+    auto* source_sorted = scratch<offset_type>(source_mem, nnz);
     auto* col = scratch<index_type>(mem, nnz);
     auto* source = scratch<offset_type>(mem, nnz);
     gather_entries_kernel<<<grid_for(nnz), block>>>(n, nnz, out.row_ptr, a.row_ptr, d_order, a.col_idx, new_pos, col,
@@ -81,13 +81,45 @@ void permute_split_on_gpu(gpu_split<V>& s, const std::vector<index_type>& order)
     DSPMV_CUDA_CHECK_LAUNCH(nullptr);
     temp.run([&](void* t, std::size_t& bytes) {
       return cub::DeviceSegmentedSort::SortPairs(t, bytes, col, out.col_idx, source, source_sorted,
-                                                       static_cast<int>(nnz), static_cast<int>(n), out.row_ptr,
-                                                       out.row_ptr + 1);
+                                                 static_cast<int>(nnz), static_cast<int>(n), out.row_ptr,
+                                                 out.row_ptr + 1);
     });
     gather_values_kernel<V><<<grid_for(nnz), block>>>(nnz, source_sorted, a.values, out.values);
     DSPMV_CUDA_CHECK_LAUNCH(nullptr);
+    *source_out = source_sorted;
   }
   DSPMV_CUDA_CHECK(cudaDeviceSynchronize());
+  return out;
+}
+
+}  // namespace
+
+template <typename V>
+device_csr<V> permuted_csr_on_gpu(const device_csr_view<V>& a, const std::vector<index_type>& order) {
+  device_storage source_mem;
+  offset_type* source = nullptr;
+  return permute_block(a, order, source_mem, &source);
+}
+
+template <typename V>
+device_csr<V> copy_csr_on_gpu(const device_csr_view<V>& a) {
+  auto out = allocate_device_csr<V>(a.rows, a.cols, a.nnz);
+  DSPMV_CUDA_CHECK(cudaMemcpy(out.row_ptr, a.row_ptr, (a.rows + 1) * sizeof(offset_type), cudaMemcpyDeviceToDevice));
+  if (a.nnz > 0) {
+    DSPMV_CUDA_CHECK(cudaMemcpy(out.col_idx, a.col_idx, a.nnz * sizeof(index_type), cudaMemcpyDeviceToDevice));
+    DSPMV_CUDA_CHECK(cudaMemcpy(out.values, a.values, a.nnz * sizeof(V), cudaMemcpyDeviceToDevice));
+  }
+  return out;
+}
+
+template <typename V>
+void permute_split_on_gpu(gpu_split<V>& s, const std::vector<index_type>& order) {
+  const global_index_type n = s.a_local.rows;
+  device_storage kept_gather;  // the old entry of each new entry: the update map's last step
+  offset_type* source = nullptr;
+  auto out = permute_block(s.a_local.view(), order, kept_gather, &source);
+  if (n == 0) return;
+  const offset_type nnz = out.nnz;
 
   // The kept update map: the new pattern, and where each new entry's value comes from.
   if (s.kept_rows > 0) {
@@ -103,9 +135,9 @@ void permute_split_on_gpu(gpu_split<V>& s, const std::vector<index_type>& order)
     s.kept.adopt(std::move(kept));
     s.kept_row_ptr = kp;
     s.kept_col_idx = kc;
-    s.kept_gather = source_sorted;
+    s.kept_gather = source;
   }
-  a = std::move(out);
+  s.a_local = std::move(out);
 
   // Host-side pieces: the diagonal in the new order, the halo rows renamed.
   std::vector<V> diagonal(s.diagonal.size());
@@ -116,7 +148,12 @@ void permute_split_on_gpu(gpu_split<V>& s, const std::vector<index_type>& order)
   for (auto& r : s.halo_rows) r = new_of[r];
 }
 
-template void permute_split_on_gpu(gpu_split<float>&, const std::vector<index_type>&);
-template void permute_split_on_gpu(gpu_split<double>&, const std::vector<index_type>&);
+#define DSPMV_INSTANTIATE(V)                                                                       \
+  template void permute_split_on_gpu(gpu_split<V>&, const std::vector<index_type>&);              \
+  template device_csr<V> permuted_csr_on_gpu(const device_csr_view<V>&, const std::vector<index_type>&); \
+  template device_csr<V> copy_csr_on_gpu(const device_csr_view<V>&);
+DSPMV_INSTANTIATE(float)
+DSPMV_INSTANTIATE(double)
+#undef DSPMV_INSTANTIATE
 
 }  // namespace distspmv::dist

@@ -103,7 +103,7 @@ _sys.excepthook = _excepthook
 
 # ---- Matrix.from_csr --------------------------------------------------------------------------
 def _from_csr(cls, comm, indptr, indices=None, data=None, first_row=None, global_shape=None, *,
-              format="auto", partition="auto", order="none", backend="auto", precision="double",
+              format="auto", partition="auto", order="auto", backend="auto", precision="double",
               transport="auto", metis_seed=1, allow_nonfinite=False, cuda_graphs=True):
     """Collective: a Matrix from the rows each rank owns, in CSR.
 

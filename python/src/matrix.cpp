@@ -34,7 +34,7 @@ bool mpi_finalized() {
 
 /// The keyword options of Matrix() and Matrix.from_csr().
 struct creation {
-  std::string format = "auto", partition = "auto", order = "none", backend = "auto", precision = "double",
+  std::string format = "auto", partition = "auto", order = "auto", backend = "auto", precision = "double",
               transport = "auto", h5_group;
   std::uint64_t seed = 1;
   int metis_seed = 1;
@@ -322,7 +322,7 @@ void bind_matrix(py::module_& mod) {
   using namespace pybind11::literals;
   py::class_<matrix> cls(mod, "Matrix", R"doc(A square sparse matrix distributed over the ranks of an MPI communicator.
 
-Matrix(comm, source, format="auto", partition="auto", order="none", backend="auto",
+Matrix(comm, source, format="auto", partition="auto", order="auto", backend="auto",
        precision="double", transport="auto", *, seed=1, metis_seed=1,
        allow_nonfinite=False, cuda_graphs=True, h5_group="")
 
@@ -331,7 +331,7 @@ Collective: every rank of `comm` (an mpi4py communicator, or None for MPI_COMM_W
 "gen:stencil27:N", "gen:rmat:SCALE:EF", "gen:lognormal:ROWS:MU:SIGMA:BAND"); each rank reads only
 its nnz-balanced slice of rows (its "caller" rows). The options are the command line's:
 format (auto, csr, ellr, hll, hdia, sell, ...), partition (auto, metis, ptscotch, lp, block),
-order (none, degree, rcm, auto), backend (auto: CUDA when every rank sees a GPU; cuda; host),
+order (auto: none where the numbering is already local, else rcm; none, degree, rcm), backend (auto: CUDA when every rank sees a GPU; cuda; host),
 precision (double, float: float32 vectors; mixed: float64 vectors, float values where the
 format can), transport (auto, peer-put, nccl, cuda-ipc, mpi-cuda, mpi-staged, mpi-host).
 
@@ -353,7 +353,7 @@ is finalized.)doc");
                        allow_nonfinite, cuda_graphs};
             return from_source(comm, source, c);
           }),
-          "comm"_a, "source"_a, "format"_a = "auto", "partition"_a = "auto", "order"_a = "none", "backend"_a = "auto",
+          "comm"_a, "source"_a, "format"_a = "auto", "partition"_a = "auto", "order"_a = "auto", "backend"_a = "auto",
           "precision"_a = "double", "transport"_a = "auto", py::kw_only(), "seed"_a = 1, "metis_seed"_a = 1,
           "allow_nonfinite"_a = false, "cuda_graphs"_a = true, "h5_group"_a = "");
 

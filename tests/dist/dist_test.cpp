@@ -434,6 +434,17 @@ TEST(DistributedOrder, UpdateValuesKeepsThePattern) {
   }
 }
 
+/// What `--order auto` does where the numbering is not local: rcm, or on the CUDA backend with
+/// rows that stay where read, the fastest of none, rcm and degree, timed on each rank's GPU
+/// (dist/matrix_order.cpp), which the reason reports.
+template <typename M>
+bool ordered_by_auto(const M& m) {
+  const auto& q = m.partition_quality();
+  if (q.order_reason.find("timed on this rank's GPU") != std::string::npos)
+    return q.order == "none" || q.order == "rcm" || q.order == "degree";
+  return q.order == "rcm";
+}
+
 TEST(DistributedOrder, AutoKeepsLocalNumberingsAndOrdersTheOthers) {
   // Stencils and banded matrices keep their order (HDIA needs the diagonals); R-MAT is ordered.
   for (const std::string spec : {"gen:poisson3d:9", "gen:stencil27:6", "gen:lognormal:3000:2:1:50"}) {
@@ -443,13 +454,13 @@ TEST(DistributedOrder, AutoKeepsLocalNumberingsAndOrdersTheOthers) {
   const auto a = io::read_matrix("gen:rmat:9:8");
   for (auto p : partitioners_and_auto()) {
     auto m = distributed_matrix<double>::from_source(MPI_COMM_WORLD, "gen:rmat:9:8", ordered_options(p, row_order::automatic));
-    EXPECT_EQ(m.partition_quality().order, "rcm") << to_string(p) << ": " << m.partition_quality().order_reason;
+    EXPECT_TRUE(ordered_by_auto(m)) << to_string(p) << ": " << m.partition_quality().order_reason;
     EXPECT_NE(m.partition_quality().order_reason.find("auto"), std::string::npos);
     EXPECT_LE(distributed_error(m, a, 1.0, 0.5), tolerance) << to_string(p);
   }
   // From the caller's arrays too.
   auto m = from_whole(a, ordered_options(partitioner::block, row_order::automatic));
-  EXPECT_EQ(m.partition_quality().order, "rcm");
+  EXPECT_TRUE(ordered_by_auto(m)) << m.partition_quality().order_reason;
   EXPECT_LE(distributed_error(m, a, 1.0, 0.5), tolerance);
 }
 
@@ -470,10 +481,15 @@ TEST(DistributedOrder, AutoKeepsClusteredNumberingsFarFromTheDiagonal) {
   EXPECT_LE(distributed_error(m, a, 1.0, 0.5), tolerance);
 }
 
-TEST(DistributedOrder, NoneIsTheDefaultAndReported) {
+TEST(DistributedOrder, AutoIsTheDefaultAndNoneIsReported) {
+  // Issue 37: the default decides (R-MAT is ordered); none asked is none done, at no cost.
+  EXPECT_EQ(matrix_options{}.order, row_order::automatic);
   auto m = distributed_matrix<double>::from_source(MPI_COMM_WORLD, "gen:rmat:8:6", host_options(partitioner::block));
-  EXPECT_EQ(m.partition_quality().order, "none");
-  EXPECT_EQ(m.setup_seconds().order, 0.0);
+  EXPECT_TRUE(ordered_by_auto(m)) << m.partition_quality().order_reason;
+  auto none = distributed_matrix<double>::from_source(MPI_COMM_WORLD, "gen:rmat:8:6",
+                                                      ordered_options(partitioner::block, row_order::none));
+  EXPECT_EQ(none.partition_quality().order, "none");
+  EXPECT_EQ(none.setup_seconds().order, 0.0);
   EXPECT_EQ(parse_row_order("rcm"), row_order::rcm);
   EXPECT_EQ(parse_row_order("auto"), row_order::automatic);
   EXPECT_THROW(parse_row_order("random"), bad_input);

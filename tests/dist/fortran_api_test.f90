@@ -31,7 +31,7 @@ program fortran_api_test
   call check(opts%partitioner == DISTSPMV_PARTITION_AUTO .and. opts%backend == DISTSPMV_BACKEND_CUDA .and. &
              opts%transport == DISTSPMV_TRANSPORT_AUTO, "partitioner, backend, transport defaults")
   call check(opts%metis_seed == 1 .and. opts%generator_seed == 1 .and. opts%allow_nonfinite == 0, "seeds, nonfinite")
-  call check(opts%order == DISTSPMV_ORDER_NONE, "order default")
+  call check(opts%order == DISTSPMV_ORDER_AUTO, "order default")
   call check(opts%float_values == 0, "float_values default")
   call check(opts%cuda_graphs == 1, "cuda_graphs default")
   call check(distspmv_has_cuda() == 0 .or. distspmv_has_cuda() == 1, "distspmv_has_cuda is 0 or 1")
