@@ -6,11 +6,12 @@
 # a setup-only run per matrix for the host peak (without --check and --vs-cusparse, which hold
 # copies of the rows). Logs and JSON go to $OUT (the device tool's folder), one table last.
 #
-#   jobs/gpu_order.sh [build] [tests] [bench]     (default: all)
+#   jobs/gpu_order.sh [build] [tests] [bench] [pack]     (default: all; pack archives logs and JSON)
 #
-# Knobs: BUILD (default build-gpu), ORDER_MATRICES, ORDERS (default "none rcm degree default"),
-# PRECISION (double), ORDER_ITERS (100), RUN_TIMEOUT (s per run, 120), TEST_NP ("1 2 3"),
-# PEAK_RUNS (1: the setup-only runs), MPI ranks share the visible GPUs.
+# Knobs: BUILD (default build-gpu), ORDER_MATRICES (each MATRIX or MATRIX=order,order,...),
+# ORDERS (default "none rcm degree default"), PRECISION (double), ORDER_ITERS (100), RUN_TIMEOUT
+# (s per run, 120), TEST_NP ("1 2 3"), PEAK_RUNS (1: the setup-only runs), CUSPARSE_RUN (0; 1: also
+# cuSPARSE as our format), NP (1: ranks of the benchmark runs; they share the visible GPUs).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-jobs/results/local}
@@ -26,7 +27,7 @@ RUN_TIMEOUT=${RUN_TIMEOUT:-120}
 TEST_NP=${TEST_NP:-1 2 3}
 PEAK_RUNS=${PEAK_RUNS:-1}
 read -r -a matrices <<<"${ORDER_MATRICES:-gen:rmat:22:16 gen:lognormal:4000000:2.5:0.8:2000}"
-stages=${*:-build tests bench}
+stages=${*:-build tests bench pack}
 status=0
 has() { [[ " $stages " == *" $1 "* ]]; }
 mpi() { local n=$1; shift; timeout "${MPI_TIMEOUT:-300}" mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$n" \
@@ -62,17 +63,23 @@ fi
 
 if has bench; then
   echo "=== order on one GPU ($PRECISION): ${matrices[*]}"
-  for m in "${matrices[@]}"; do
+  for spec in "${matrices[@]}"; do
+    # MATRIX or MATRIX=order,order,... (that matrix's own orders)
+    m=${spec%%=*}
+    orders=$ORDERS
+    [[ "$spec" == *=* ]] && orders=$(echo "${spec#*=}" | tr , ' ')
     base=$(basename "$m" | sed 's/[^A-Za-z0-9._-]/_/g')
-    runs=("cusparse none")
-    for o in $ORDERS; do runs+=("auto $o"); done
+    runs=()
+    [ "${CUSPARSE_RUN:-0}" = 1 ] && runs+=("cusparse none")
+    for o in $orders; do runs+=("auto $o"); done
     for run in "${runs[@]}"; do
       read -r f o <<<"$run"
-      name=${base}_${f}_${o}
+      name=${base}_np${NP:-1}_${PRECISION}_${f}_${o}
       args=(--backend cuda --format "$f" --precision "$PRECISION")
       [ "$o" = default ] || args+=(--order "$o")
       t0=$SECONDS
-      timeout "$RUN_TIMEOUT" "$BUILD/apps/distspmv" "$m" "${args[@]}" --iters "$ORDER_ITERS" --check --vs-cusparse \
+      timeout "$RUN_TIMEOUT" mpirun --allow-run-as-root --oversubscribe --bind-to none -np "${NP:-1}" -x NCCL_NVLS_ENABLE \
+        "$BUILD/apps/distspmv" "$m" "${args[@]}" --iters "$ORDER_ITERS" --check --vs-cusparse \
         --json "$OUT/order/$name.json" >"$OUT/order/$name.log" 2>&1 ||
         { status=1; echo "FAILED ($?): $m ${args[*]}"; tail -5 "$OUT/order/$name.log"; }
       echo "  $name: $((SECONDS - t0)) s"
@@ -81,8 +88,9 @@ if has bench; then
       for o in default none; do
         args=(--backend cuda --precision "$PRECISION" --iters 10)
         [ "$o" = default ] || args+=(--order "$o")
-        timeout "$RUN_TIMEOUT" "$BUILD/apps/distspmv" "$m" "${args[@]}" --json "$OUT/order/${base}_peak_$o.json" \
-          >"$OUT/order/${base}_peak_$o.log" 2>&1 || { status=1; echo "FAILED: $m peak $o"; }
+        timeout "$RUN_TIMEOUT" mpirun --allow-run-as-root --oversubscribe --bind-to none -np "${NP:-1}" -x NCCL_NVLS_ENABLE \
+          "$BUILD/apps/distspmv" "$m" "${args[@]}" --json "$OUT/order/${base}_np${NP:-1}_peak_$o.json" \
+          >"$OUT/order/${base}_np${NP:-1}_peak_$o.log" 2>&1 || { status=1; echo "FAILED: $m peak $o"; }
       done
     fi
   done
@@ -100,5 +108,7 @@ for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
           f"{num('vs_cusparse_caller_order'):>9.2f} {num('vs_cusparse_same_order'):>8.2f} {num('max_rel_error'):>8.1e}")
 EOF
 fi
-tar czf "$OUT/logs.tgz" -C "$OUT" logs order 2>/dev/null && rm -rf "$LOG" "$OUT/order"
+if has pack; then  # the device tool returns few files: logs and JSON travel as one archive
+  tar czf "$OUT/logs.tgz" -C "$OUT" logs order 2>/dev/null && rm -rf "$LOG" "$OUT/order"
+fi
 exit $status

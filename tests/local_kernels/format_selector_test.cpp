@@ -83,6 +83,26 @@ TEST(FormatSelector, FollowsTheMeasuredRules) {
   }
 }
 
+TEST(FormatSelector, TrialFormatsAddPanelForLargeShortIrregularRows) {
+  // Issue 37: `--order auto` times panel beside the rule's pick where only the mean row keeps the
+  // rule from panel (rmat:22:8); elsewhere it times the pick alone.
+  row_statistics short_mean = irregular(huge_irregular_nnz, 8);
+  short_mean.mean_length = 7.7;
+  const auto c = trial_formats(short_mean, backend::cuda);
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].format, select_format(short_mean, backend::cuda).format);
+  EXPECT_EQ(c[1].format, "panel");
+  EXPECT_FALSE(c[1].reason.empty());
+  EXPECT_EQ(trial_formats(short_mean, backend::host).size(), 1u);
+  EXPECT_EQ(trial_formats(irregular(huge_irregular_nnz, 8), backend::cuda).size(), 1u);  // panel already
+  EXPECT_EQ(trial_formats(irregular(large_irregular_nnz - 1, 8), backend::cuda).size(), 1u);  // small
+  short_mean.pattern = true;
+  EXPECT_EQ(trial_formats(short_mean, backend::cuda).size(), 1u);
+  short_mean.pattern = false;
+  short_mean.window_fit = 1.0;  // x windows fit: the rules keep their format
+  EXPECT_EQ(trial_formats(short_mean, backend::cuda).size(), 1u);
+}
+
 /// Statistics of a block with rows of mean length 12.2 and at most 60 entries (lognormal lengths,
 /// columns within a band), as measured in runs 68-69.
 row_statistics short_rows(offset_type nnz, double ell_padding, double sorted_padding, int value_bytes,
