@@ -32,7 +32,7 @@ asan_targets=(
   local_kernels_pellr_build_test local_kernels_sell_build_test local_kernels_panel_build_test
   local_kernels_format_selector_test
   partition_test ptscotch_test label_propagation_test ordering_test model_test
-  dist_test auto_partition_test split_rows_test solvers_test c_api_test fortran_api_test
+  dist_test auto_partition_test split_rows_test gpu_order_test solvers_test c_api_test fortran_api_test
   distspmv
 )
 tsan_targets=(
