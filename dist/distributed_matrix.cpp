@@ -75,7 +75,7 @@ void distributed_matrix<V>::impl::setup(const caller_slice& slice) {
   times.redistribute = seconds_since(t0);
 
   t0 = std::chrono::steady_clock::now();
-  reorder_owned_rows(comm, owned, map, order);
+  reorder_owned_rows(comm, owned, map, order, cuda());
   caller_ids = std::move(owned.caller_ids);
   times.order = seconds_since(t0);
 

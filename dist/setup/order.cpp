@@ -9,12 +9,37 @@
 #include <utility>
 
 #include "common/errors.hpp"
+#include "dist/setup/gpu_order.hpp"
 #include "dist/setup/mpi_util.hpp"
 #include "partition/ordering.hpp"
 
 namespace distspmv::dist {
 
-void reorder_owned_rows(MPI_Comm comm, owned_rows& rows, layout_map& map, row_order method) {
+namespace {
+
+/// partition::rcm_order of the local block of `a` (columns [first, first + rows)), on the GPU.
+std::vector<global_index_type> rcm_order_on_gpu(const csr_matrix<double>& a, global_index_type first) {
+  csr_matrix<double, index_type> local;
+  local.rows = local.cols = a.rows;
+  local.row_ptr.assign(static_cast<std::size_t>(a.rows) + 1, 0);
+  for (global_index_type r = 0; r < a.rows; ++r) {
+    for (offset_type k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
+      const global_index_type c = a.col_idx[k] - first;
+      if (c < 0 || c >= a.rows) continue;
+      local.col_idx.push_back(static_cast<index_type>(c));
+      local.values.push_back(a.values[k]);
+    }
+    local.row_ptr[r + 1] = static_cast<offset_type>(local.col_idx.size());
+  }
+  const auto block = upload_csr(local);
+  local = {};
+  const auto order = local_order_on_gpu(block.view(), row_order::rcm);
+  return {order.begin(), order.end()};
+}
+
+}  // namespace
+
+void reorder_owned_rows(MPI_Comm comm, owned_rows& rows, layout_map& map, row_order method, bool rcm_on_gpu) {
   if (method == row_order::none) return;
   DSPMV_REQUIRE(method == row_order::degree || method == row_order::rcm,
                 "reorder_owned_rows: --order auto must be resolved (choose_order) before the setup");
@@ -24,7 +49,9 @@ void reorder_owned_rows(MPI_Comm comm, owned_rows& rows, layout_map& map, row_or
   const global_index_type n = a.rows;
   std::vector<global_index_type> order, new_pos;
   collective_try(comm, "order", [&] {
-    order = method == row_order::degree ? partition::degree_order(a.row_ptr) : partition::rcm_order(a, first);
+    order = method == row_order::degree ? partition::degree_order(a.row_ptr)
+            : rcm_on_gpu                ? rcm_order_on_gpu(a, first)
+                                        : partition::rcm_order(a, first);
     new_pos = partition::inverse_permutation(order);
   });
   auto owned = [&](global_index_type c) { return c >= first && c < first + n; };

@@ -25,7 +25,9 @@ namespace distspmv::dist {
 /// Renumbers this rank's owned rows by `order` (degree or rcm; none is a no-op) and updates
 /// `rows` (rows permuted, columns renamed and sorted, caller_ids permuted) and `map`. Collective:
 /// every rank calls it with the same `order` (one exchange of the new ids of ghost columns).
-void reorder_owned_rows(MPI_Comm comm, owned_rows& rows, layout_map& map, row_order order);
+/// `rcm_on_gpu` (the CUDA backend, rows that moved): rcm's order is computed on the GPU
+/// (gpu_order.hpp; the same order as partition::rcm_order), the rest stays on the host.
+void reorder_owned_rows(MPI_Comm comm, owned_rows& rows, layout_map& map, row_order order, bool rcm_on_gpu = false);
 
 /// What `--order auto` looks at: the first rows of each rank's caller slice.
 struct locality_sample {
