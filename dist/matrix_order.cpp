@@ -81,7 +81,13 @@ void distributed_matrix<V>::impl::order_in_place(gpu_split<V>& s) {
                                    comm) == 0;
   std::vector<index_type> chosen;
   if (!trial) {
-    collective_try(comm, "order", [&] { chosen = order_of(order); });
+    try {
+      collective_try(comm, "order", [&] { chosen = order_of(order); });
+    } catch (const error& e) {  // (agreed on every rank)
+      if (options.order != row_order::automatic) throw;
+      order = row_order::none;  // auto without room for its trial: an order it cannot make is none
+      order_reason += fmt::format("; the GPU could not order the rows ({}), none", e.what());
+    }
   } else {
     // Every rank runs the same steps (build_local_on_gpu is collective); each keeps its own winner.
     std::unique_ptr<local_operator<V>> best;
@@ -92,15 +98,21 @@ void distributed_matrix<V>::impl::order_in_place(gpu_split<V>& s) {
       device_csr<V> block;
       std::vector<index_type> candidate;
       std::vector<format_choice> formats{{options.format, "requested"}};
-      collective_try(comm, "order", [&] {
-        if (method == row_order::none) {
-          block = copy_csr_on_gpu(s.a_local.view());
-        } else {
-          candidate = order_of(method);
-          block = permuted_csr_on_gpu(s.a_local.view(), candidate);
-        }
-        if (options.format == "auto") formats = trial_formats(compute_row_statistics(block.view()), options.where);
-      });
+      try {
+        collective_try(comm, "order", [&] {
+          if (method == row_order::none) {
+            block = copy_csr_on_gpu(s.a_local.view());
+          } else {
+            candidate = order_of(method);
+            block = permuted_csr_on_gpu(s.a_local.view(), candidate);
+          }
+          if (options.format == "auto") formats = trial_formats(compute_row_statistics(block.view()), options.where);
+        });
+      } catch (const error& e) {  // (agreed on every rank) an order the GPU cannot make is left out
+        if (method == row_order::none) throw;
+        note += fmt::format(", {} refused ({})", to_string(method), e.what());
+        continue;
+      }
       // The same number of formats on every rank: build_local_on_gpu is collective.
       const auto count = static_cast<std::size_t>(allreduce_max(static_cast<std::int64_t>(formats.size()), comm));
       for (std::size_t f = 0; f < count; ++f) {
@@ -115,7 +127,7 @@ void distributed_matrix<V>::impl::order_in_place(gpu_split<V>& s) {
         try {
           build_local_on_gpu(std::move(b));
         } catch (const error& e) {
-          if (f == 0) throw;  // the selector's own pick must build; an extra candidate may be refused
+          if (f == 0 && method == row_order::none) throw;  // as the setup without a trial would
           note += fmt::format(", {} {} refused ({})", to_string(method), summary.format, e.what());
           continue;  // (refused on every rank: build_local_on_gpu agrees on failures)
         }
