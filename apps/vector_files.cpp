@@ -8,12 +8,27 @@
 #include "common/errors.hpp"
 #include "common/mpi_check.hpp"
 #include "dist/setup/mpi_util.hpp"
+#include "dist/watchdog.hpp"
 
 namespace distspmv::app {
 
 namespace {
 
 constexpr int token_tag = 7319;  ///< the write token of write_vector_slices
+
+/// The token from rank `from` (its slice is written), under the watchdog: a rank that stopped
+/// writing ends the job with a message instead of leaving its successors waiting.
+void wait_for_token(MPI_Comm comm, int from, int& ok, const std::string& spec) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  DSPMV_MPI_CHECK(MPI_Irecv(&ok, 1, MPI_INT, from, token_tag, comm, &request));
+  dist::watchdog::wait_for_rank(
+      [&] {
+        int done = 0;
+        DSPMV_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
+        return done != 0;
+      },
+      fmt::format("rank {} to write its slice of {}, the ranks writing in turn", from, spec));
+}
 
 }  // namespace
 
@@ -43,11 +58,11 @@ void write_vector_slices(MPI_Comm comm, const std::string& spec, global_index_ty
   });
   out.temporary = dist::allgather(out.temporary, comm).front();
   try {
-    dist::collective_try(comm, [&] {
+    dist::collective_try(comm, "write vector", [&] {
       // A rank whose predecessor failed skips its write and passes the failure on; the lowest
       // failing rank's error is the one every rank throws.
       int ok = 1;
-      if (me > 0) DSPMV_MPI_CHECK(MPI_Recv(&ok, 1, MPI_INT, me - 1, token_tag, comm, MPI_STATUS_IGNORE));
+      if (me > 0) wait_for_token(comm, me - 1, ok, spec);
       std::exception_ptr failure;
       if (ok) {
         try {

@@ -165,7 +165,11 @@ void wait_until(const std::function<bool()>& done, const std::function<std::stri
   }
 }
 
-void wait_in_setup(const std::function<bool()>& done, const std::string& step, MPI_Comm comm) {
+namespace {
+
+/// The setup-style wait: polls `done`, after a millisecond every 100 us; past the timeout aborts
+/// the job with "rank R: waited S s " + what(waited) + the timeout.
+void wait_slowly(const std::function<bool()>& done, const std::function<std::string()>& what) {
   if (done()) return;
   using clock = std::chrono::steady_clock;
   double timeout = default_timeout_s;
@@ -177,18 +181,27 @@ void wait_in_setup(const std::function<bool()>& done, const std::string& step, M
   for (unsigned polls = 1; !done(); ++polls) {
     const double waited = std::chrono::duration<double>(clock::now() - start).count();
     if (timeout > 0 && waited > timeout)
-      abort_job("rank " + std::to_string(world_rank()) + ": waited " + seconds_text(waited) + " s " +
-                (step.empty() ? std::string("at an unnamed agreement (collective_try)")
-                              : "in setup step '" + step + "'") +
-                " for " + other_ranks(comm) +
-                " (not arrived: stopped, failed outside the step, or hangs); aborting the job (DISTSPMV_HALO_TIMEOUT=" +
-                seconds_text(timeout) + " s; 0 waits for ever)");
+      abort_job("rank " + std::to_string(world_rank()) + ": waited " + seconds_text(waited) + " s " + what() +
+                "; aborting the job (DISTSPMV_HALO_TIMEOUT=" + seconds_text(timeout) + " s; 0 waits for ever)");
     // Oversubscribed (CI runs 4 ranks on 2 cores), a spinning rank would slow the ones it waits for.
     if (waited > 1e-3)
       std::this_thread::sleep_for(std::chrono::microseconds(100));
     else if (polls % 64 == 0)
       std::this_thread::yield();
   }
+}
+
+}  // namespace
+
+void wait_in_setup(const std::function<bool()>& done, const std::string& step, MPI_Comm comm) {
+  wait_slowly(done, [&] {
+    return (step.empty() ? std::string("at an unnamed agreement (collective_try)") : "in setup step '" + step + "'") +
+           " for " + other_ranks(comm) + " (not arrived: stopped, failed outside the step, or hangs)";
+  });
+}
+
+void wait_for_rank(const std::function<bool()>& done, const std::string& what) {
+  wait_slowly(done, [&] { return "for " + what + " (stopped, failed or hangs)"; });
 }
 
 void wait_all(std::vector<MPI_Request>& requests, const std::vector<int>& peers, MPI_Comm comm,

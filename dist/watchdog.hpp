@@ -65,6 +65,11 @@ void wait_until(const std::function<bool()>& done, const std::function<std::stri
 /// the job; never returns then.
 void wait_in_setup(const std::function<bool()>& done, const std::string& step, MPI_Comm comm);
 
+/// A wait for one rank outside the apply and the setup's agreements (e.g. the turn of the rank
+/// before in a file written rank by rank): polls `done` as wait_in_setup does; past the timeout
+/// reports "rank R: waited S s for WHAT" and aborts the job; never returns then.
+void wait_for_rank(const std::function<bool()>& done, const std::string& what);
+
 /// MPI_Waitall under the watchdog; `peers[i]` is the rank at the other end of `requests[i]`
 /// (in `comm`), named when the wait times out.
 void wait_all(std::vector<MPI_Request>& requests, const std::vector<int>& peers, MPI_Comm comm,
