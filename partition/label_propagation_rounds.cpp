@@ -199,6 +199,7 @@ std::int64_t lp_rank<Label>::sweep(int up, const std::vector<offset_type>& agree
   }
   std::fill(net_in.begin(), net_in.end(), 0);
   std::fill(demand[up].begin(), demand[up].end(), 0);
+  moved_.clear();
   for (index_type chunk_index : order_) {
     const global_index_type begin = chunk_index * chunk;
     const auto last = static_cast<index_type>(std::min<global_index_type>(n, begin + chunk));
@@ -245,6 +246,7 @@ std::int64_t lp_rank<Label>::sweep(int up, const std::vector<offset_type>& agree
       my_weight[best] += w;
       my_weight[from] -= w;
       ++moves;
+      moved_.push_back(v);
       active[v] = 0;
       for (offset_type k = g.xadj[v]; k < g.xadj[v + 1]; ++k)
         if (g.adjncy[k] < n) active[g.adjncy[k]] = 1;
@@ -263,6 +265,12 @@ void lp_rank<Label>::ghosts_received() {
     ghost_label_[k] = label[n + k];
     for (offset_type e = g_.ghost_xadj[k]; e < g_.ghost_xadj[k + 1]; ++e) active_[g_.ghost_adjncy[e]] = 1;
   }
+}
+
+template <typename Label>
+void lp_rank<Label>::ghost_moved(std::size_t k, Label to) {
+  label[g_.n + k] = to;
+  for (offset_type e = g_.ghost_xadj[k]; e < g_.ghost_xadj[k + 1]; ++e) active_[g_.ghost_adjncy[e]] = 1;
 }
 
 template <typename Label>

@@ -67,6 +67,12 @@ class lp_rank {
   std::int64_t sweep(int up, const std::vector<offset_type>& agreed);
   /// After the driver refreshed the ghosts' labels: wakes the neighbours of ghosts that moved.
   void ghosts_received();
+  /// The vertices (local ids) that the last sweep moved, each once.
+  const std::vector<index_type>& moved() const { return moved_; }
+  /// Ghost k's owner moved it to `to`: its label, and its neighbours here woken. For each ghost
+  /// that moved this is what the driver's refresh and ghosts_received() do together (the
+  /// in-process driver, which knows who moved, calls it instead of both).
+  void ghost_moved(std::size_t k, Label to);
   /// The labels of this rank's vertices.
   std::vector<int> result() const;
 
@@ -77,7 +83,7 @@ class lp_rank {
   std::vector<Label> ghost_label_;
   std::vector<offset_type> my_weight_, budget_, net_in_, connection_;
   std::vector<offset_type> demand_[2];
-  std::vector<index_type> order_;
+  std::vector<index_type> order_, moved_;
   std::vector<char> active_;
   std::vector<int> touched_;
 };
