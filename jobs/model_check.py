@@ -1,19 +1,32 @@
 #!/usr/bin/env python3
 """The apply model of `distspmv model` (issue 39) against measured runs, and the machine description.
 
-    python3 jobs/model_check.py derive [-o jobs/machines/h100_ib.json] [INPUT ...]
-    python3 jobs/model_check.py check  [--machine jobs/machines/h100_ib.json] [-o DIR] [--cli BUILD/apps/distspmv] [INPUT ...]
+    python3 jobs/model_check.py derive [-o FILE.json] [--fit-ranks 1,2] [INPUT ...]
+    python3 jobs/model_check.py check  [--machine FILE.json] [-o DIR] [--cli BUILD/apps/distspmv] [INPUT ...]
 
-derive  fits the machine description to the runs (distspmv's --json reports, one file per run):
-        per format, floor and rate of the one-GPU apply (least squares); then the floor of an apply
-        on several ranks, each transport's latency, bandwidth and overlap (a grid search on the
-        summed squared relative error of the multi-GPU runs). The network across hosts is not
-        measured here: its figures are the assumption NETWORK below, written into the file.
+The model (apps/model/machine.cpp computes the same): for one rank, B = nnz * 12 + rows * 24 bytes
+(CSR-equivalent) and G = 64 * x_lines (x_lines: the distinct 64-byte lines of x that each 32
+consecutive rows of the local block read, summed; `distspmv model --per-rank` gives it),
+    S     = (rows * row_ns + max_row * max_row_ns)[format] / 1000 + B / rate[format] + G / gather
+    1 GPU: floor[format] + S
+    P GPUs: local = F + S; X = the exchange (latency, per neighbour, bytes / bandwidth);
+            apply = max(local + (1 - overlap) X, F + X + S * halo_nnz / nnz)
+    (the halo block's product, halo_nnz of the rank's nonzeros in ghost columns, follows the exchange).
+
+derive  fits the machine description to the runs (distspmv's --json reports, one file per run): per
+        format floor, row_ns and rate, the gather rate, the floor F of an apply on several ranks,
+        each transport's latency, per-neighbour cost, bandwidth and overlap, by coordinate descent
+        on the summed squared relative error of the apply over all runs (--fit-ranks: only the runs
+        of those rank counts, for an out-of-sample check of the others). The network across hosts
+        is not measured here: its figures are the assumption NETWORK below, written into the file.
 check   predicts every run from its own per-rank figures (rows, nonzeros, ghosts, sends,
-        neighbours, format, transport: the report's) with the same formula as apps/model/machine.cpp,
-        and writes DIR/table.md (the error per run; also printed) and DIR/model_check.json. With --cli,
-        the halo figures of the generator runs are also computed by `distspmv model --per-rank` and
-        compared with the report's (they must be equal).
+        neighbours, format, transport: the report's; x_lines: FEATURES) and writes DIR/table.md (the
+        error per run, and per rank count whether it was in the description's fit; also printed) and
+        DIR/model_check.json.
+FEATURES (jobs/machines/features.json) holds `distspmv model --per-rank`'s figures of every run's
+matrix, partition and rank count. With --cli, the runs up to --max-nnz are recomputed and compared
+with the report (rows, nonzeros, ghosts, sends, neighbours must be equal: the "halo = model"
+column) and with the file (--update-features writes them there); without, the file is read as is.
 
 INPUT: report JSON files, .tgz of them, or folders (their *.json and *.tgz, recursively). Without
 INPUTs: RUNS below. Runs without --check, with other precision than double, or with `--format all`
@@ -41,7 +54,10 @@ RUN9 = {"table_stencil27_g4": 176.0, "table_lognormal_g4": 140.0, "table_rmat_g4
 RUN9_TRANSPORT = {"table_stencil27_g4": "cuda-ipc", "table_lognormal_g4": "cuda-ipc", "table_rmat_g4": "peer-put",
                   "table_weak_g4": "cuda-ipc"}
 # Generator seeds of jobs/dist_gpu.sh's runs (the reports do not record them), by run name prefix.
-SEEDS = {"table_rmat": 11, "table_lognormal": 9}
+SEEDS = {"table_rmat": 11, "table_lognormal": 9, "rules_gen_rmat": 5, "rules_gen_lognormal": 3, "rmat_g": 11,
+         "lognormal_g": 9}
+FEATURES = REPO / "jobs/machines/features.json"
+MATRICES = REPO.parent / "shared/matrices"  # the real matrices beside the checkout
 # Across hosts: assumed, not measured (InfiniBand NDR, one 200 Gb/s port per GPU, NCCL over it).
 NETWORK = {"latency_us": 3.0, "per_neighbour_us": 1.0, "bandwidth_gbps": 25.0, "overlap": 0.5,
            "note": "assumed, not measured: InfiniBand NDR, one 200 Gb/s (25 GB/s) port per GPU, 3 us for the first "
@@ -88,13 +104,23 @@ def bytes_of(r):
     return r["nnz"] * 12.0 + r["rows"] * 24.0
 
 
+def spmv_us(m, r, cls):
+    """The local SpMV of one rank without its floor (machine.cpp's spmv_us)."""
+    c = m["spmv"][cls]
+    t = (r["rows"] * c.get("row_ns", 0.0) + r.get("max_row", 0) * c.get("max_row_ns", 0.0)) / 1e3 + bytes_of(r) / (
+        c["rate_gbps"] * 1e3)
+    if m.get("gather_gbps"):
+        t += 64.0 * r.get("x_lines", 0) / (m["gather_gbps"] * 1e3)
+    return t
+
+
 def predict(m, r, ranks, cls, transport=None, gpus_per_host=8):
     """apps/model/machine.cpp's predict() for one rank's figures: (local, exchange, apply) in µs.
     `transport`: on one host (None: the description's single_host or on_host by ranks)."""
-    c = m["spmv"][cls]
-    compute = bytes_of(r) / (c["rate_gbps"] * 1e3)
+    compute = spmv_us(m, r, cls)
     if ranks == 1:
-        return c["floor_us"] + compute, 0.0, c["floor_us"] + compute
+        t = m["spmv"][cls]["floor_us"] + compute
+        return t, 0.0, t
     local = m["multi_rank_floor_us"] + compute
     on = m["exchange"][transport or (m["single_host"] if ranks <= gpus_per_host else m["on_host"])]
     off = m["exchange"][m["across_hosts"]]
@@ -107,7 +133,9 @@ def predict(m, r, ranks, cls, transport=None, gpus_per_host=8):
     x_off = part(off, nb_off, max(g_off, s_off))
     ex = max(x_on, x_off)
     overlap = off["overlap"] if x_off > x_on else on["overlap"]
-    return local, ex, max(local + (1 - overlap) * ex, m["multi_rank_floor_us"] + ex)
+    # The halo block's product waits for the exchange: its share of the SpMV (halo_nnz / nnz) follows it.
+    after = compute * r.get("halo_nnz", 0) / r["nnz"] if r["nnz"] else 0.0
+    return local, ex, max(local + (1 - overlap) * ex, m["multi_rank_floor_us"] + ex + after)
 
 
 def predict_run(m, j):
@@ -119,99 +147,221 @@ def errors(m, runs):
     return [(predict_run(m, j) - j["apply_median_us"]) / j["apply_median_us"] for _, j in runs]
 
 
-def fit_line(points):
-    """Least squares t = floor + B / rate over (B, t); floor kept >= 0."""
-    n = len(points)
-    if n == 1 or len({b for b, _ in points}) == 1:
-        b, t = points[0]
-        return 0.0, b / t / 1e3
-    mb = sum(b for b, _ in points) / n
-    mt = sum(t for _, t in points) / n
-    slope = sum((b - mb) * (t - mt) for b, t in points) / sum((b - mb) ** 2 for b, _ in points)
-    floor = mt - slope * mb
-    if floor < 0 or slope <= 0:
-        return 0.0, sum(b for b, _ in points) / sum(t for _, t in points) / 1e3
-    return floor, 1.0 / slope / 1e3
+# ---- fitting ---------------------------------------------------------------------------------------
+
+# Each parameter: where it sits in the description, its bounds, and whether it is searched on a log scale.
+BOUNDS = {"floor_us": (0.0, 40.0, False), "row_ns": (0.0, 0.5, False), "rate_gbps": (100.0, 20000.0, True),
+          "gather_gbps": (100.0, 100000.0, True), "multi_rank_floor_us": (0.0, 40.0, False),
+          "latency_us": (0.0, 80.0, False), "per_neighbour_us": (0.0, 30.0, False),
+          "bandwidth_gbps": (10.0, 1000.0, True), "overlap": (0.0, 1.0, False)}
+
+
+def _get(m, path):
+    for k in path[:-1]:
+        m = m[k]
+    return m[path[-1]]
+
+
+def _set(m, path, v):
+    for k in path[:-1]:
+        m = m[k]
+    m[path[-1]] = v
+
+
+def _search(cost, lo, hi, log, current):
+    """The best value of a one-parameter cost: a grid of 41 over [lo, hi], then two finer grids."""
+    def grid(a, b, n):
+        if log:
+            a, b = math.log(max(a, 1e-9)), math.log(b)
+            return [math.exp(a + (b - a) * k / (n - 1)) for k in range(n)]
+        return [a + (b - a) * k / (n - 1) for k in range(n)]
+    best, best_cost = current, cost(current)
+    a, b = lo, hi
+    for _ in range(3):
+        pts = grid(a, b, 41 if a == lo and b == hi else 21)
+        for v in pts:
+            c = cost(v)
+            if c < best_cost:
+                best, best_cost = v, c
+        step = (pts[1] - pts[0]) if not log else None
+        if log:
+            ratio = pts[1] / pts[0]
+            a, b = max(lo, best / ratio), min(hi, best * ratio)
+        else:
+            a, b = max(lo, best - step), min(hi, best + step)
+    return best
+
+
+def nnls(rows, target, sweeps=3000):
+    """min sum_i (rows[i] . x - target[i])^2 over x >= 0: cyclic coordinate descent (the problem is
+    convex, so it converges to the optimum), columns scaled to unit norm first."""
+    n = len(rows[0])
+    scale = [math.sqrt(sum(r[k] ** 2 for r in rows)) or 1.0 for k in range(n)]
+    a = [[r[k] / scale[k] for k in range(n)] for r in rows]
+    x = [0.0] * n
+    res = [-t for t in target]  # a . x - target
+    for _ in range(sweeps):
+        moved = 0.0
+        for k in range(n):
+            g = sum(a[i][k] * res[i] for i in range(len(a)))
+            new = max(0.0, x[k] - g)  # unit-norm column: the exact minimiser along k
+            if new != x[k]:
+                d = new - x[k]
+                for i in range(len(a)):
+                    res[i] += a[i][k] * d
+                moved = max(moved, abs(d))
+                x[k] = new
+        if moved < 1e-12:
+            break
+    return [x[k] / scale[k] for k in range(n)]
+
+
+ROW_FORMATS = ("csr", "ellr")
+
+
+def fit_one_gpu(runs, formats):
+    """Each format's floor, row_ns and rate and the shared gather rate from the one-GPU applies:
+    linear in (floor, row_ns, 1 / rate, 1 / gather), fitted on the relative error (nnls)."""
+    one = [j for _, j in runs if j["ranks"] == 1]
+    cols = [(f, k) for f in formats for k in ("floor", "row", "byte", "max_row")] + [("*", "gather")]
+    rows, target = [], []
+    for j in one:
+        r, t = j["per_rank"][0], j["apply_median_us"]
+        x = [0.0] * len(cols)
+        base = cols.index((r["format"], "floor"))
+        x[base], x[base + 1], x[base + 2] = 1.0, r["rows"] / 1e3, bytes_of(r) / 1e3
+        # The longest row costs only where a row is one thread group's work (CSR, ELLPACK-R): panel
+        # splits long rows, HDIA has none; fitted there, it only told the matrices apart.
+        x[base + 3] = r.get("max_row", 0) / 1e3 if r["format"] in ROW_FORMATS else 0.0
+        x[-1] = 64.0 * r.get("x_lines", 0) / 1e3
+        rows.append([v / t for v in x])
+        target.append(1.0)
+    sol = nnls(rows, target)
+    spmv = {}
+    for f in formats:
+        b = cols.index((f, "floor"))
+        # A rate the runs cannot tell (their times all floor) is capped at 1e5 GB/s.
+        spmv[f] = {"floor_us": sol[b], "row_ns": sol[b + 1], "max_row_ns": sol[b + 3],
+                   "rate_gbps": min(1e5, 1.0 / max(sol[b + 2], 1e-12))}
+    return spmv, (1.0 / sol[-1] if sol[-1] > 0 else 0.0)
 
 
 def derive(runs):
-    one = [(j["per_rank"][0]["format"], bytes_of(j["per_rank"][0]), j["apply_median_us"]) for _, j in runs
-           if j["ranks"] == 1]
-    spmv = {}
-    for fmt in sorted({f for f, _, _ in one}):
-        floor, rate = fit_line([(b, t) for f, b, t in one if f == fmt])
-        spmv[fmt] = {"floor_us": round(floor, 2), "rate_gbps": round(rate, 1)}
-    multi = [(n, j) for n, j in runs if j["ranks"] > 1]
-    formats = {r["format"] for _, j in multi for r in j["per_rank"]}
-    transports = sorted({j["transport"] for _, j in multi})
-    median_floor = statistics.median(s["floor_us"] for s in spmv.values())
-    general = statistics.median(s["rate_gbps"] for s in spmv.values())
-    for fmt in formats - set(spmv):  # formats seen only in rank blocks (cuSPARSE fallback): fitted below
-        spmv[fmt] = {"floor_us": median_floor, "rate_gbps": general}
-    m = {"multi_rank_floor_us": 18.0, "spmv": spmv,
-         "exchange": {t: {"latency_us": 5.0, "per_neighbour_us": 1.0, "bandwidth_gbps": 200.0, "overlap": 0.5}
-                      for t in transports}}
+    """The description fitted to `runs` (see the module's doc)."""
+    formats = sorted({r["format"] for _, j in runs for r in j["per_rank"]})
+    transports = sorted({j["transport"] for _, j in runs if j["ranks"] > 1})
+    one = {j["per_rank"][0]["format"] for _, j in runs if j["ranks"] == 1}
+    spmv, gather = fit_one_gpu(runs, sorted(one))
+    for f in formats:
+        spmv.setdefault(f, {"floor_us": 8.0, "row_ns": 0.0, "max_row_ns": 0.0, "rate_gbps": 2000.0})
+    m = {"multi_rank_floor_us": 17.0, "gather_gbps": gather, "spmv": spmv,
+         "exchange": {t: {"latency_us": 5.0, "per_neighbour_us": 1.0, "bandwidth_gbps": 100.0, "overlap": 0.5}
+                      for t in transports},
+         "single_host": "peer-put", "on_host": "nccl", "across_hosts": "network"}
+    m["exchange"]["network"] = dict(NETWORK)
+    # The parameters the runs can tell: a format's floor only where it ran on one GPU; a transport's
+    # per-neighbour cost only where some rank had several neighbours over it.
+    several = {j["transport"] for _, j in runs if j["ranks"] > 1 and max(r["neighbours"] for r in j["per_rank"]) > 1}
+    # The one-GPU fit stands (a convex problem, solved); the rest by coordinate descent over all runs:
+    # the multi-rank floor, the exchanges, and the formats seen only in rank blocks.
+    params = [("multi_rank_floor_us",)]
+    for f in formats:
+        params += [] if f in one else [("spmv", f, "rate_gbps"), ("spmv", f, "row_ns")]
+    for t in transports:
+        params += [("exchange", t, k) for k in ("latency_us", "bandwidth_gbps", "overlap")]
+        params += [("exchange", t, "per_neighbour_us")] if t in several else []
 
     def cost(m):
-        return sum(e * e for e in errors(m, multi))
+        return sum(e * e for e in errors(m, runs))
+    for _ in range(4):
+        for path in params:
+            lo, hi, log = BOUNDS[path[-1]]
 
-    # Coordinate descent over a few grids, three sweeps.
-    grids = {"floor": [12 + 0.5 * k for k in range(21)], "latency": [0.5 * k for k in range(41)],
-             "overlap": [0.05 * k for k in range(21)], "bandwidth": [50, 100, 150, 200, 300, 400],
-             "per_neighbour": [0.5 * k for k in range(21)],
-             "rate": [200 * k for k in range(2, 21)]}
-    only_multi = sorted(formats - {f for f, _, _ in one})
-    for _ in range(3):
-        best = min(grids["floor"], key=lambda v: cost({**m, "multi_rank_floor_us": v}))
-        m["multi_rank_floor_us"] = best
-        for fmt in only_multi:
-            def with_rate(v, fmt=fmt):
-                s = dict(m["spmv"])
-                s[fmt] = {"floor_us": median_floor, "rate_gbps": v}
-                return {**m, "spmv": s}
-            m = with_rate(min(grids["rate"], key=lambda v: cost(with_rate(v))))
-        for t in transports:
-            for key, grid in (("latency_us", grids["latency"]), ("overlap", grids["overlap"]),
-                              ("bandwidth_gbps", grids["bandwidth"]), ("per_neighbour_us", grids["per_neighbour"])):
-                def with_value(v, t=t, key=key):
-                    ex = {k: dict(x) for k, x in m["exchange"].items()}
-                    ex[t][key] = v
-                    return {**m, "exchange": ex}
-                m = with_value(min(grid, key=lambda v: cost(with_value(v))))
-    # The model tool's two classes: diagonal (HDIA) and general (the larger-block CSR formats).
-    m["spmv"]["diagonal"] = dict(m["spmv"].get("hdia", {"floor_us": median_floor, "rate_gbps": general}))
-    big = [m["spmv"][f]["rate_gbps"] for f in ("panel", "cusparse") if f in m["spmv"]]
-    m["spmv"]["general"] = {"floor_us": median_floor, "rate_gbps": round(statistics.median(big) if big else general, 1)}
-    m["exchange"]["network"] = dict(NETWORK)
+            def at(v, path=path):
+                _set(m, path, v)
+                return cost(m)
+            _set(m, path, _search(at, lo, hi, log, _get(m, path)))
+    for f in formats:  # a format seen only in rank blocks: the median floor of those seen alone
+        if f not in one:
+            m["spmv"][f]["floor_us"] = statistics.median(m["spmv"][g]["floor_us"] for g in one) if one else 8.0
+    # The model tool's two classes: diagonal (HDIA) and general (the larger blocks' CSR family).
+    spmv = m["spmv"]
+    if "hdia" in spmv:
+        spmv["diagonal"] = dict(spmv["hdia"])
+    big = [spmv[f] for f in ("panel", "cusparse") if f in spmv] or list(spmv.values())
+    spmv["general"] = {k: statistics.median(c[k] for c in big) for k in ("floor_us", "row_ns", "max_row_ns", "rate_gbps")}
+    for c in spmv.values():
+        for k in c:
+            c[k] = round(c[k], 4 if k.endswith("_ns") else 2)
+    m["multi_rank_floor_us"] = round(m["multi_rank_floor_us"], 2)
+    m["gather_gbps"] = round(m["gather_gbps"], 1)  # 0: gathers cost nothing extra
+    for t in transports:
+        for k, v in m["exchange"][t].items():
+            m["exchange"][t][k] = round(v, 3)
     return m
 
 
-def recompute_halo(cli, runs, max_nnz):
-    """Per generator run: does `distspmv model`'s per-rank halo equal the report's? name -> bool."""
-    out, cache = {}, {}
+# ---- features (distspmv model --per-rank) ---------------------------------------------------------
+
+def run_key(name, j):
+    """(source, partition, seed) of a run: what `distspmv model` needs to recompute it."""
+    stem = name.split("/")[1].split(" ")[0]
+    seed = next((v for k, v in SEEDS.items() if stem.startswith(k)), 1)
+    return j["matrix"]["source"], j["partition"], seed
+
+
+def model_source(source):
+    """A run's source as this machine reaches it: generators as they are, files in MATRICES."""
+    return source if source.startswith("gen:") else str(MATRICES / pathlib.Path(source).name)
+
+
+def features(runs, cli, max_nnz, path, update):
+    """Attaches x_lines from the features file `path` to every run's ranks (where its halo figures are
+    the report's). With --cli, first recomputes the runs up to max_nnz nonzeros (and with `update`
+    writes them to `path`). Returns name -> True/False (recomputed, equal to the report or not)."""
+    store = json.loads(path.read_text()) if path.exists() else {}
+    groups = {}
     for name, j in runs:
-        src = j["matrix"]["source"]
-        if not src.startswith("gen:") or j["ranks"] == 1 or j["matrix"]["nnz"] > max_nnz:
+        if j["matrix"]["nnz"] <= max_nnz:
+            groups.setdefault(run_key(name, j), set()).add(j["ranks"])
+    computed = set()
+    for (source, partition, seed), ranks in sorted(groups.items(), key=lambda kv: str(kv[0])) if cli else []:
+        key = f"{source}|{partition}|{seed}"
+        cmd = [cli, "model", model_source(source), "--ranks", ",".join(map(str, sorted(ranks))), "--partition",
+               partition, "--per-rank", "--json", "/dev/stdout", "--seed", str(seed)]
+        print(" ".join(cmd), file=sys.stderr, flush=True)
+        res = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+        out = json.loads(res[res.index("{\n"):])
+        have = store.setdefault(key, {})
+        for e in out["per_ranks"]:
+            fig = [{k: r[k] for k in ("rows", "nnz", "ghosts", "sends", "neighbours", "x_lines", "halo_nnz",
+                                       "max_row")}
+                   for r in e["per_rank"]]
+            if have.get(str(e["ranks"]), fig) != fig:
+                print(f"model_check.py: {key} at {e['ranks']} ranks differs from {path}", file=sys.stderr)
+            have[str(e["ranks"])] = fig
+            computed.add((key, e["ranks"]))
+    if cli and update:
+        path.write_text(json.dumps(store, indent=0, sort_keys=True) + "\n")
+    halo = {}
+    for name, j in runs:
+        source, partition, seed = run_key(name, j)
+        key = f"{source}|{partition}|{seed}"
+        fig = store.get(key, {}).get(str(j["ranks"]))
+        if fig is None:
             continue
-        stem = name.split("/")[1].split(" ")[0]
-        seed = next((v for k, v in SEEDS.items() if stem.startswith(k)), 1)
-        key = (src, j["ranks"], j["partition"], seed)
-        if key not in cache:
-            cmd = [cli, "model", src, "--ranks", str(j["ranks"]), "--partition", j["partition"], "--per-rank",
-                   "--json", "/dev/stdout", "--seed", str(seed)]
-            res = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-            cache[key] = json.loads(res[res.index("{\n"):])
-        model = cache[key]
-        if model["matrix"]["nnz"] != j["matrix"]["nnz"]:
-            out[name] = False
-            continue
-        fig = model["per_ranks"][0]["per_rank"]
-        out[name] = all(f[k] == r[k] for f, r in zip(fig, j["per_rank"]) for k in ("rows", "nnz", "ghosts", "sends",
-                                                                                    "neighbours"))
-    return out
+        same = len(fig) == len(j["per_rank"]) and all(
+            f[k] == r[k] for f, r in zip(fig, j["per_rank"]) for k in ("rows", "nnz", "ghosts", "sends", "neighbours"))
+        if same:
+            for f, r in zip(fig, j["per_rank"]):
+                r["x_lines"], r["halo_nnz"], r["max_row"] = f["x_lines"], f.get("halo_nnz", 0), f.get("max_row", 0)
+        if (key, j["ranks"]) in computed or not same:
+            halo[name] = same
+    return halo
 
 
 def check(m, runs, outdir, halo):
+    fit = m.get("fit_ranks")
     rows = []
     for name, j in runs:
         p = predict_run(m, j)
@@ -221,25 +371,38 @@ def check(m, runs, outdir, halo):
                      "formats": ",".join(sorted(set(j["format_per_rank"]))), "revision": j["git_revision"],
                      "ghosts_max": max(r["ghosts"] for r in j["per_rank"]),
                      "neighbours_max": max(r["neighbours"] for r in j["per_rank"]),
+                     "x_lines": all("x_lines" in r for r in j["per_rank"]),
                      "measured_us": round(meas, 1), "predicted_us": round(p, 1), "error": round((p - meas) / meas, 4),
+                     "in_fit": (fit is None or j["ranks"] in fit) and name.split("/")[0] in m.get("fitted_on", [name.split("/")[0]]),
                      "halo_recomputed": halo.get(name)})
     outdir.mkdir(parents=True, exist_ok=True)
     (outdir / "model_check.json").write_text(json.dumps({"machine": m, "runs": rows}, indent=1) + "\n")
-    summary = {"runs": len(rows), "within_15_percent": sum(abs(r["error"]) <= 0.15 for r in rows)}
-    within = sum(abs(r["error"]) <= 0.15 for r in rows)
-    lines = [f"{within} of {len(rows)} runs within 15%; mean |error| "
-             f"{100 * statistics.mean(abs(r['error']) for r in rows):.1f}%, max {100 * max(abs(r['error']) for r in rows):.1f}%.",
-             "", "| run | matrix | P | partition | transport | formats | ghosts max | nb max | measured µs | predicted µs |"
-             " error | halo = model |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+
+    def summary(sel, what):
+        if not sel:
+            return f"{what}: no runs."
+        within = sum(abs(r["error"]) <= 0.15 for r in sel)
+        return (f"{what}: {within} of {len(sel)} runs within 15%; mean |error| "
+                f"{100 * statistics.mean(abs(r['error']) for r in sel):.1f}%, max "
+                f"{100 * max(abs(r['error']) for r in sel):.1f}%.")
+    lines = [summary(rows, "All runs")]
+    if not all(r["in_fit"] for r in rows):
+        what = f"{','.join(map(str, fit))} GPUs of " if fit else ""
+        lines += [summary([r for r in rows if r["in_fit"]], f"In the fit ({what}{', '.join(m['fitted_on'])})"),
+                  summary([r for r in rows if not r["in_fit"]], "Out of sample (the others, marked (out))")]
+    lines += ["", "| run | matrix | P | partition | transport | formats | ghosts max | nb max | measured µs | "
+              "predicted µs | error | halo = model |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in sorted(rows, key=lambda r: (r["matrix"], r["ranks"], r["run"])):
         flag = "" if abs(r["error"]) <= 0.15 else " **"
         h = {True: "yes", False: "NO", None: ""}[r["halo_recomputed"]]
-        lines.append(f"| {r['run']} | {r['matrix']} | {r['ranks']} | {r['partition']} | {r['transport']} | "
-                     f"{r['formats']} | {r['ghosts_max']} | {r['neighbours_max']} | {r['measured_us']} | "
+        note = "" if r["x_lines"] else " (no x_lines)"
+        fitted = "" if r["in_fit"] else " (out)"
+        lines.append(f"| {r['run']}{fitted} | {r['matrix']} | {r['ranks']} | {r['partition']} | {r['transport']} | "
+                     f"{r['formats']}{note} | {r['ghosts_max']} | {r['neighbours_max']} | {r['measured_us']} | "
                      f"{r['predicted_us']} | {100 * r['error']:+.1f}%{flag} | {h} |")
     text = "\n".join(lines) + "\n"
     (outdir / "table.md").write_text(text)
-    return text, summary
+    return text
 
 
 def main():
@@ -248,28 +411,34 @@ def main():
     ap.add_argument("inputs", nargs="*")
     ap.add_argument("-o", "--output")
     ap.add_argument("--machine", default=str(REPO / "jobs/machines/h100_ib.json"))
-    ap.add_argument("--cli", help="distspmv binary: recompute the generator runs' halo figures")
-    ap.add_argument("--max-nnz", type=float, default=1e8, help="check: recompute the halo up to this many nonzeros")
+    ap.add_argument("--cli", help="distspmv binary: compute missing features, compare the halo with the reports")
+    ap.add_argument("--max-nnz", type=float, default=3e8, help="--cli: recompute runs up to this many nonzeros")
+    ap.add_argument("--features", default=str(FEATURES), help="the per-rank figures of the runs' matrices (JSON)")
+    ap.add_argument("--update-features", action="store_true", help="--cli: write what was computed to --features")
+    ap.add_argument("--fit-ranks", help="derive: fit only the runs of these rank counts (e.g. 1,2)")
     ap.add_argument("--header", default="", help="derive: the description's 'description' field")
-    a = ap.parse_args()
+    a = ap.parse_intermixed_args()
     runs = load(a.inputs or RUNS)
     if not runs:
         sys.exit("model_check.py: no usable runs in the inputs")
+    halo = features(runs, a.cli, a.max_nnz, pathlib.Path(a.features), a.update_features)
     if a.what == "derive":
-        m = derive(runs)
+        fit_ranks = sorted(int(p) for p in a.fit_ranks.split(",")) if a.fit_ranks else None
+        fitted = [(n, j) for n, j in runs if fit_ranks is None or j["ranks"] in fit_ranks]
+        m = derive(fitted)
         m = {"description": a.header or "fitted by jobs/model_check.py derive", **m,
-             "rounded": "floors and latencies in us, rates and bandwidths in GB/s; rate: CSR-equivalent bytes "
-                        "(nnz * 12 + rows * 24) per second",
-             "single_host": "peer-put", "on_host": "nccl", "across_hosts": "network", "fitted_on": sorted({n.split('/')[0] for n, _ in runs})}
+             "rounded": "floors and latencies in us, row_ns in ns per row, max_row_ns in ns per entry of the longest row, rates and bandwidths in GB/s; rate: "
+                        "CSR-equivalent bytes (nnz * 12 + rows * 24) per second; gather: 64-byte x lines per second",
+             "fitted_on": sorted({n.split('/')[0] for n, _ in fitted})}
+        if fit_ranks:
+            m["fit_ranks"] = fit_ranks
         text = json.dumps(m, indent=1) + "\n"
         (pathlib.Path(a.output).write_text(text) if a.output else sys.stdout.write(text))
-        errs = errors(m, runs)
+        errs = errors(m, fitted)
         print(f"fit: {sum(abs(e) <= 0.15 for e in errs)} of {len(errs)} runs within 15%", file=sys.stderr)
         return
     m = json.loads(pathlib.Path(a.machine).read_text())
-    halo = recompute_halo(a.cli, runs, a.max_nnz) if a.cli else {}
-    table, _ = check(m, runs, pathlib.Path(a.output or "."), halo)
-    print(table)
+    print(check(m, runs, pathlib.Path(a.output or "."), halo))
 
 
 if __name__ == "__main__":

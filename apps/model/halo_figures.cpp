@@ -87,6 +87,12 @@ std::vector<int> partitioner::parts(int ranks) const {
   return partition::partition_ptscotch(MPI_COMM_SELF, 0, whole, a_.rows, ranks, seed_);
 }
 
+namespace {
+/// x_lines: lines of x_line doubles (64 bytes), distinct per x_group consecutive rows (a warp's).
+constexpr global_index_type x_line = 8;
+constexpr offset_type x_group = 32;
+}  // namespace
+
 std::vector<rank_figures> halo_figures(const pattern& a, const std::vector<int>& part, int ranks, int gpus_per_host) {
   std::vector<rank_figures> f(ranks);
   // Rows grouped by rank (a stable counting sort).
@@ -98,6 +104,10 @@ std::vector<rank_figures> halo_figures(const pattern& a, const std::vector<int>&
     std::vector<offset_type> at(first.begin(), first.end() - 1);
     for (global_index_type i = 0; i < a.rows; ++i) rows_of[at[part[i]]++] = i;
   }
+  // Each row's place in its rank's numbering (the local column of x it is there).
+  std::vector<global_index_type> local_id(static_cast<std::size_t>(a.rows));
+  for (int r = 0; r < ranks; ++r)
+    for (offset_type k = first[r]; k < first[r + 1]; ++k) local_id[rows_of[k]] = k - first[r];
   const auto host = [&](int q) { return q / std::max(1, gpus_per_host); };
   // Per rank, the ranks it receives from and how many ghosts from each; the ranks side by side
   // (OpenMP), each thread with its own stamps (no clearing between ranks).
@@ -105,6 +115,8 @@ std::vector<rank_figures> halo_figures(const pattern& a, const std::vector<int>&
 #pragma omp parallel
   {
     std::vector<int> seen_col(static_cast<std::size_t>(a.rows), -1), seen_rank(ranks, -1);
+    std::vector<std::int64_t> seen_line(static_cast<std::size_t>(a.rows / x_line + 1), -1);
+    std::int64_t group = -1;  // this thread's groups of rows so far: the stamp of seen_line
     std::vector<offset_type> from(ranks, 0);
     std::vector<int> list;
 #pragma omp for schedule(dynamic, 1)
@@ -113,13 +125,22 @@ std::vector<rank_figures> halo_figures(const pattern& a, const std::vector<int>&
       list.clear();
       for (offset_type k = first[r]; k < first[r + 1]; ++k) {
         const global_index_type i = rows_of[k];
+        if ((k - first[r]) % x_group == 0) ++group;
         ++me.rows;
         me.nnz += a.row_ptr[i + 1] - a.row_ptr[i];
+        me.max_row = std::max(me.max_row, a.row_ptr[i + 1] - a.row_ptr[i]);
         bool boundary = false;
         for (offset_type e = a.row_ptr[i]; e < a.row_ptr[i + 1]; ++e) {
           const global_index_type c = a.col[e];
           const int q = part[c];
-          if (q == r) continue;
+          if (q == r) {
+            const global_index_type line = local_id[c] / x_line;
+            if (seen_line[line] != group) {
+              seen_line[line] = group;
+              ++me.x_lines;
+            }
+            continue;
+          }
           boundary = true;
           ++me.halo_nnz;
           if (seen_col[c] == r) continue;

@@ -1,13 +1,17 @@
 // The machine description and the time model (model.hpp; docs/performance.md, "Past four GPUs").
 //
-// One rank of P (double precision; B = its CSR-equivalent bytes, nnz * 12 + rows * 24):
-//   P = 1:  apply = floor[class] + B / rate[class]
-//   P > 1:  local = multi_rank_floor + B / rate[class]          (local and halo blocks)
+// One rank of P (double precision; B = its CSR-equivalent bytes, nnz * 12 + rows * 24; G = 64 *
+// x_lines, the lines of x its rows gather):
+//   S = (rows * row_ns[class] + max_row * max_row_ns[class]) / 1000 + B / rate[class] + G / gather
+//   P = 1:  apply = floor[class] + S
+//   P > 1:  local = multi_rank_floor + S                         (local and halo blocks)
 //           X     = max(X_on_host, X_across_hosts), each (where the rank has such neighbours)
 //                   latency + (neighbours - 1) * per_neighbour + 8 * max(ghosts, sends) / bandwidth
-//           apply = max(local + (1 - overlap) * X, multi_rank_floor + X)
-// and the apply of the matrix is the slowest rank's. Its bound: the largest of B / rate, the
-// multi-rank floor and the exposed exchange (apply - local; latency or volume, whichever is more). jobs/model_check.py computes the same.
+//           apply = max(local + (1 - overlap) * X, multi_rank_floor + X + S * halo_nnz / nnz)
+//                   (the halo block's product, the rank's nonzeros in ghost columns, follows X)
+// and the apply of the matrix is the slowest rank's. Its bound: the largest of S, the multi-rank
+// floor and the exposed exchange (apply - local; latency or volume, whichever is more).
+// jobs/model_check.py computes the same and fits the description to measured runs.
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -43,8 +47,10 @@ machine read_machine(const std::string& path) {
     m.file = path;
     m.description = j.value("description", "");
     m.multi_rank_floor_us = j.at("multi_rank_floor_us").get<double>();
+    m.gather_gbps = j.value("gather_gbps", 0.0);
     for (const auto& [name, c] : j.at("spmv").items())
-      m.classes.emplace_back(name, spmv_class{c.at("floor_us").get<double>(), c.at("rate_gbps").get<double>()});
+      m.classes.emplace_back(name, spmv_class{c.at("floor_us").get<double>(), c.value("row_ns", 0.0),
+                                              c.value("max_row_ns", 0.0), c.at("rate_gbps").get<double>()});
     for (const auto& [name, x] : j.at("exchange").items())
       m.transports.emplace_back(name, exchange_figures{x.at("latency_us").get<double>(), x.at("per_neighbour_us").get<double>(),
                                                        x.at("bandwidth_gbps").get<double>(), x.at("overlap").get<double>()});
@@ -64,7 +70,10 @@ prediction predict(const machine& m, const rank_figures& r, int ranks, int gpus_
                    const std::string& transport_on_host) {
   const spmv_class& c = m.spmv(cls);
   const double bytes = static_cast<double>(r.nnz) * 12.0 + static_cast<double>(r.rows) * 24.0;
-  const double compute_us = bytes / (c.rate_gbps * 1e3);  // GB/s = 1e3 bytes per µs
+  // GB/s = 1e3 bytes per µs
+  double compute_us = (static_cast<double>(r.rows) * c.row_ns + static_cast<double>(r.max_row) * c.max_row_ns) / 1e3 +
+                      bytes / (c.rate_gbps * 1e3);
+  if (m.gather_gbps > 0) compute_us += 64.0 * static_cast<double>(r.x_lines) / (m.gather_gbps * 1e3);
   prediction p;
   if (ranks == 1) {
     p.local_us = p.apply_us = c.floor_us + compute_us;
@@ -90,7 +99,10 @@ prediction predict(const machine& m, const rank_figures& r, int ranks, int gpus_
   p.exchange_us = std::max(x_on, x_off);
   const double overlap = x_off > x_on ? off.overlap : on.overlap;
   const double latency = x_off > x_on ? latency_off : latency_on;
-  p.apply_us = std::max(p.local_us + (1 - overlap) * p.exchange_us, m.multi_rank_floor_us + p.exchange_us);
+  // The halo block's product waits for the exchange: its share of the SpMV follows it.
+  const double after = r.nnz > 0 ? compute_us * static_cast<double>(r.halo_nnz) / static_cast<double>(r.nnz) : 0.0;
+  p.apply_us =
+      std::max(p.local_us + (1 - overlap) * p.exchange_us, m.multi_rank_floor_us + p.exchange_us + after);
   // The largest of the three parts of the apply: the SpMV's bytes, the fixed floor, the exchange
   // left exposed (its latency or its volume, whichever is more of it).
   const double exposed = p.apply_us - p.local_us;

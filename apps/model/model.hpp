@@ -47,6 +47,10 @@ struct rank_figures {
   int neighbours_off_host = 0;     ///< of them, on another host
   offset_type ghosts_off_host = 0; ///< ghosts owned by ranks on another host
   offset_type sends_off_host = 0;  ///< sends to ranks on another host
+  /// Gather locality of the local block: the distinct 64-byte lines of x (8 doubles, in the
+  /// rank's numbering) that each 32 consecutive rows read, summed over the rank's rows.
+  offset_type x_lines = 0;
+  offset_type max_row = 0;  ///< the longest row's nonzeros (a row is one thread group's work)
 };
 
 /// Per rank figures of the partition `part` (row -> rank in [0, ranks)), hosts of
@@ -79,11 +83,14 @@ struct exchange_figures {
 };
 struct spmv_class {
   double floor_us = 0;  ///< one GPU, one apply of an empty matrix
+  double row_ns = 0;    ///< each row (its pointer, its y, its share of the launch)
+  double max_row_ns = 0;  ///< each entry of the rank's longest row (its critical path)
   double rate_gbps = 1; ///< CSR-equivalent bytes (nnz * 12 + rows * 24, double) per second
 };
 struct machine {
   std::string file, description;
   double multi_rank_floor_us = 0;  ///< the floor of an apply on several ranks (two streams)
+  double gather_gbps = 0;          ///< x's 64-byte lines gathered (rank_figures::x_lines) per second; 0: free
   std::vector<std::pair<std::string, spmv_class>> classes;  ///< a format's name, or diagonal / general
   std::vector<std::pair<std::string, exchange_figures>> transports;
   /// Exchange entries: on one host when all ranks are on one (auto's peer-put), on one host when the

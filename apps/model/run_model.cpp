@@ -75,9 +75,8 @@ int run_model(const options& o) {
     std::printf("machine: none given (--machine FILE.json): halo figures only\n");
   double one_gpu_us = 0;
   if (m) {
-    rank_figures whole;
-    whole.rows = a.rows;
-    whole.nnz = a.nnz();
+    const rank_figures whole = halo_figures(a, std::vector<int>(static_cast<std::size_t>(a.rows), 0), 1,
+                                            o.gpus_per_host)[0];
     one_gpu_us = predict(*m, whole, 1, o.gpus_per_host, cls).apply_us;
     std::printf("predicted apply on 1 GPU: %.1f us\n", one_gpu_us);
   }
@@ -173,7 +172,8 @@ int run_model(const options& o) {
         list.push_back({{"rows", r.rows}, {"nnz", r.nnz}, {"ghosts", r.ghosts}, {"sends", r.sends},
                         {"halo_nnz", r.halo_nnz}, {"boundary_rows", r.boundary_rows}, {"neighbours", r.neighbours},
                         {"neighbours_off_host", r.neighbours_off_host}, {"ghosts_off_host", r.ghosts_off_host},
-                        {"sends_off_host", r.sends_off_host}});
+                        {"sends_off_host", r.sends_off_host}, {"x_lines", r.x_lines},
+                        {"max_row", r.max_row}});
     }
     out["per_ranks"].push_back(j);
   }
