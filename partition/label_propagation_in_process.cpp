@@ -200,7 +200,11 @@ std::vector<int> partition_label_propagation_in_process(const graph& g, const st
   {
     ghost_table table(g.vertices);
 #pragma omp for schedule(dynamic, 1)
-    for (int r = 0; r < p; ++r) too_many += rank_graph(g, ranges[r], ranges[r + 1], table, graphs[r]) ? 0 : 1;
+    for (int r = 0; r < p; ++r) {
+      detail::lp_local_graph l;  // built here, moved once: neighbouring ranks' vector headers share cache lines
+      too_many += rank_graph(g, ranges[r], ranges[r + 1], table, l) ? 0 : 1;
+      graphs[r] = std::move(l);
+    }
   }
   if (too_many != 0)
     throw error(std::string(who) + ": a rank's vertices and ghosts exceed 32-bit local ids; partition over more ranks",
