@@ -23,7 +23,6 @@ come from the next host.
 """
 import argparse
 import json
-import math
 import pathlib
 import subprocess
 import sys
@@ -83,6 +82,12 @@ def stencil27_block(n, p, g=GPUS_PER_HOST):
     return r
 
 
+def _json_of(cmd):
+    """`distspmv model ... --json /dev/stdout`'s JSON (after its table)."""
+    out = subprocess.run(cmd + ["--json", "/dev/stdout"], capture_output=True, text=True, check=True).stdout
+    return json.loads(out[out.index("{\n"):])
+
+
 def run(args):
     out = pathlib.Path(args.output or REPO / "jobs/results/model_curves")
     out.mkdir(parents=True, exist_ok=True)
@@ -103,13 +108,26 @@ def run(args):
                 or f["neighbours"] != entry["neighbours_max"]):
             sys.exit(f"stencil27 structure: P={entry['ranks']}: derived ghosts {f['ghosts']:.0f} / neighbours "
                      f"{f['neighbours']} against the model's {entry['ghosts_max']} / {entry['neighbours_max']}")
+    # What the stencil's figures above leave out, per row and per ghost, from distspmv model's own
+    # figures of a smaller stencil (interior slices all look alike): x's lines, entries in ghost columns.
+    small = _json_of([args.cli, "model", "gen:stencil27:100", "--ranks", "1,4", "--per-rank"])
+    one_rank = small["per_ranks"][0]["per_rank"][0]
+    inner = small["per_ranks"][1]["per_rank"][1]
+    shape = {"x_lines_per_row": one_rank["x_lines"] / one_rank["rows"],
+             "halo_nnz_per_ghost": inner["halo_nnz"] / inner["ghosts"]}
     m = json.loads((REPO / "jobs/machines/h100_ib.json").read_text())
     big = {"tool": "jobs/model_curves.py (derived)", "matrix": {"source": f"gen:stencil27:{BIG_N}",
            "rows": BIG_N ** 3, "nnz": 27 * BIG_N ** 3}, "partition": "block", "gpus_per_host": GPUS_PER_HOST,
            "format_class": "diagonal", "per_ranks": []}
-    one = model_check.predict(m, stencil27_block(BIG_N, 1), 1, "diagonal")[2]
-    for p in RANKS:
+
+    def figures(p):
         f = stencil27_block(BIG_N, p)
+        f.update(x_lines=round(shape["x_lines_per_row"] * f["rows"]), max_row=27,
+                 halo_nnz=round(shape["halo_nnz_per_ghost"] * f["ghosts"]))
+        return f
+    one = model_check.predict(m, figures(1), 1, "diagonal")[2]
+    for p in RANKS:
+        f = figures(p)
         local, ex, apply = model_check.predict(m, f, p, "diagonal", gpus_per_host=GPUS_PER_HOST)
         big["per_ranks"].append({"ranks": p, "nnz_max": f["nnz"], "ghosts_max": f["ghosts"],
                                  "neighbours_max": f["neighbours"],
