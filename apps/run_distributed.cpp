@@ -381,7 +381,10 @@ int run_typed(const run_options& o) {
     fmt::print("partition {} ({})\n", q.method, q.reason);
     if (mo.order != row_order::none || q.order != "none")
       fmt::print("order {} inside each rank ({}){}\n", q.order, q.order_reason,
-                 q.order != "none" && cuda ? "; set up through the host (the GPU split keeps the read order)" : "");
+                 q.order == "none" || !cuda            ? ""
+                 : m.setup_seconds().on_gpu ? "; ordered on the GPU where the rows were split"
+                                            : "; rows ordered on the host after they reached their owner (rcm's order from "
+                                              "the GPU)");
     fmt::print("partition {}: edge cut {}, halo {} entries ({:.1f} KiB) in total, at most {} on a rank, nnz imbalance "
                "{:.3f}\n",
                q.method, q.edge_cut, q.halo_entries_total, q.halo_entries_total * sizeof(V) / 1024.0,

@@ -167,6 +167,9 @@ struct distributed_matrix<V>::impl {
   /// The GPU order of the split's rows, applied to it, to caller_ids and to the layout map
   /// (dist/matrix_order.cpp); under `--order auto`, the fastest of none, rcm and degree.
   void order_in_place(gpu_split<V>& s);
+  /// Seconds the trial spent building the operator it kept: the build phase's, not the order's
+  /// (the setup without an order builds that operator too).
+  double kept_build_s = 0;
   /// Median microseconds of one product of the local operator (the order's trial).
   double time_local_apply();
   /// `--order auto` from a sample of this rank's caller rows (collective); other orders as given.

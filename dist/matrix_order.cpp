@@ -124,6 +124,7 @@ void distributed_matrix<V>::impl::order_in_place(gpu_split<V>& s) {
         if (f + 1 == count) b = std::move(block);
         summary.format = mine ? formats[f].format : formats.back().format;
         summary.format_reason = mine ? formats[f].reason : formats.back().reason;
+        const auto built = std::chrono::steady_clock::now();
         try {
           build_local_on_gpu(std::move(b));
         } catch (const error& e) {
@@ -131,6 +132,7 @@ void distributed_matrix<V>::impl::order_in_place(gpu_split<V>& s) {
           note += fmt::format(", {} {} refused ({})", to_string(method), summary.format, e.what());
           continue;  // (refused on every rank: build_local_on_gpu agrees on failures)
         }
+        const double build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - built).count();
         double us = 0;
         collective_try(comm, "order", [&] { us = time_local_apply(); });
         if (mine)
@@ -144,6 +146,7 @@ void distributed_matrix<V>::impl::order_in_place(gpu_split<V>& s) {
           best_params = summary.format_params;
           kept = method;
           chosen = candidate;
+          kept_build_s = build_s;
         }
         local.reset();
       }

@@ -6,7 +6,8 @@
 # a setup-only run per matrix for the host peak (without --check and --vs-cusparse, which hold
 # copies of the rows). Logs and JSON go to $OUT (the device tool's folder), one table last.
 #
-#   jobs/gpu_order.sh [build] [tests] [bench] [pack]     (default: all; pack archives logs and JSON)
+#   jobs/gpu_order.sh [build] [tests] [bench] [shared] [pack]   (default: all but shared; pack archives
+#                                                                logs and JSON)
 #
 # Knobs: BUILD (default build-gpu), ORDER_MATRICES (each MATRIX or MATRIX=order,order,...),
 # ORDERS (default "none rcm degree default"), DIST_FILTER (dist_test's tests), PRECISION (double),
@@ -29,6 +30,7 @@ TEST_NP=${TEST_NP:-1 2 3}
 PEAK_RUNS=${PEAK_RUNS:-1}
 read -r -a matrices <<<"${ORDER_MATRICES:-gen:rmat:22:16 gen:lognormal:4000000:2.5:0.8:2000}"
 stages=${*:-build tests bench pack}
+mkdir -p "$OUT/order"
 status=0
 has() { [[ " $stages " == *" $1 "* ]]; }
 mpi() { local n=$1; shift; timeout "${MPI_TIMEOUT:-300}" mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$n" \
@@ -109,6 +111,36 @@ for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
           f"{num('vs_cusparse_caller_order'):>9.2f} {num('vs_cusparse_same_order'):>8.2f} {num('max_rel_error'):>8.1e}")
 EOF
 fi
+if has shared; then
+  # Every square shared matrix with the default options; where the sample rule finds the numbering
+  # not local (auto's trial runs), also --order none, and the same in float (SHARED_FLOAT=1). One
+  # line a run as it goes: matrix, precision, order asked, order kept, format, apply us, ratio to
+  # cuSPARSE in the caller's order, check.
+  echo "=== shared matrices, default options (and none where auto's trial ran)"
+  line() { python3 -c "
+import json, sys
+j = json.load(open(sys.argv[1]))
+print(f\"  {sys.argv[2]:<34} {j['precision']:<6} {sys.argv[3]:<7} {j['order']:<6} {j['format_per_rank'][0]:<9} {j.get('apply_median_us', float('nan')):>8.1f} {j.get('vs_cusparse_caller_order', float('nan')):>6.2f} {j.get('max_rel_error', float('nan')):>8.1e}\")" "$@"; }
+  run_one() {  # matrix file, precision, order (default: none given)
+    local f=$1 p=$2 o=$3 b; b=$(basename "$f" .mtx.gz)
+    local args=(--backend cuda --precision "$p" --iters "$ORDER_ITERS" --check --vs-cusparse)
+    [ "$o" = default ] || args+=(--order "$o")
+    local j="$OUT/order/shared_${b}_${p}_$o.json"
+    timeout 60 "$BUILD/apps/distspmv" "$f" "${args[@]}" --json "$j" >"${j%.json}.log" 2>&1 || { status=1; echo "  FAILED: $b $p $o"; return 1; }
+    line "$j" "$b" "$o"
+  }
+  for p in double ${SHARED_FLOAT:+float}; do
+    for f in "$DISTSPMV_MATRICES"/*.mtx.gz; do
+      b=$(basename "$f" .mtx.gz)
+      [ "$b" = lp_e226 ] && continue  # 223 x 472: not square
+      j="$OUT/order/shared_${b}_${p}_default.json"
+      [ "$p" = float ] && ! grep -q "timed on this rank" "$OUT/order/shared_${b}_double_default.json" 2>/dev/null && continue
+      run_one "$f" "$p" default || continue
+      grep -q "timed on this rank" "$j" && run_one "$f" "$p" none
+    done
+  done
+fi
+
 if has pack; then  # the device tool returns few files: logs and JSON travel as one archive
   tar czf "$OUT/logs.tgz" -C "$OUT" logs order 2>/dev/null && rm -rf "$LOG" "$OUT/order"
 fi
