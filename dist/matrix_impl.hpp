@@ -170,8 +170,9 @@ struct distributed_matrix<V>::impl {
   /// Seconds the trial spent building the operator it kept: the build phase's, not the order's
   /// (the setup without an order builds that operator too).
   double kept_build_s = 0;
-  /// Median microseconds of one product of the local operator (the order's trial).
-  double time_local_apply();
+  /// Median microseconds of the rank's product (local block, halo block, scatter at
+  /// `halo_rows`): what the order's trial compares.
+  double time_local_apply(const std::vector<index_type>& halo_rows);
   /// `--order auto` from a sample of this rank's caller rows (collective); other orders as given.
   void resolve_order(const std::function<locality_sample()>& sample);
   /// `--partition auto` after the block setup: block (keep it), metis, ptscotch or lp.
