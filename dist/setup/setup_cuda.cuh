@@ -1,4 +1,4 @@
-// Small pieces shared by the GPU setup's order files (gpu_order_cuda.cu, permute_split_cuda.cu):
+// Small pieces shared by the GPU setup's files (split_rows_cuda.cu, gpu_order_cuda.cu, permute_split_cuda.cu):
 // grid sizes, CUB's reusable temporary storage, typed scratch arrays and the 32-bit item limit
 // of one CUB call. Include only from .cu files.
 #pragma once

@@ -11,16 +11,15 @@
 #include <string>
 
 #include "common/cuda_check.hpp"
+#include "dist/setup/setup_cuda.cuh"
 #include "dist/setup/split_rows.hpp"
 
 namespace distspmv::dist {
 namespace {
 
-constexpr int block = 256;
-
-unsigned grid_for(offset_type n) {
-  return static_cast<unsigned>(std::max<offset_type>(1, (n + block - 1) / block));
-}
+using setup_cuda::block;
+using setup_cuda::cub_temp;
+using setup_cuda::grid_for;
 
 /// One device array that can grow (chunks arrive before the total is known); its own
 /// device_storage, so that growing frees the old block.
@@ -39,25 +38,6 @@ struct growable {
     mem = std::move(next);
     data = p;
     capacity = grown;
-  }
-};
-
-/// CUB's temporary storage, reused across calls and grown when a call needs more.
-struct cub_temp {
-  device_storage mem;
-  void* data = nullptr;
-  std::size_t bytes = 0;
-
-  template <typename Call>
-  void run(Call&& call) {
-    std::size_t need = 0;
-    DSPMV_CUDA_CHECK(call(static_cast<void*>(nullptr), need));
-    if (need > bytes) {
-      mem = device_storage();
-      data = mem.allocate_bytes(need);
-      bytes = need;
-    }
-    DSPMV_CUDA_CHECK(call(data, need));
   }
 };
 
