@@ -331,7 +331,9 @@ Collective: every rank of `comm` (an mpi4py communicator, or None for MPI_COMM_W
 "gen:stencil27:N", "gen:rmat:SCALE:EF", "gen:lognormal:ROWS:MU:SIGMA:BAND"); each rank reads only
 its nnz-balanced slice of rows (its "caller" rows). The options are the command line's:
 format (auto, csr, ellr, hll, hdia, sell, ...), partition (auto, metis, ptscotch, lp, block),
-order (auto: none where the numbering is already local, else rcm; none, degree, rcm), backend (auto: CUDA when every rank sees a GPU; cuda; host),
+order (auto: none where the numbering is already local, else on the GPU the fastest of none,
+rcm and degree in a timed trial, on the host rcm; none, degree, rcm), backend (auto: CUDA when
+every rank sees a GPU; cuda; host),
 precision (double, float: float32 vectors; mixed: float64 vectors, float values where the
 format can), transport (auto, peer-put, nccl, cuda-ipc, mpi-cuda, mpi-staged, mpi-host).
 
