@@ -13,7 +13,9 @@
 # ORDERS (default "none rcm degree default"), DIST_FILTER (dist_test's tests), PRECISION (double),
 # ORDER_ITERS (100), RUN_TIMEOUT
 # (s per run, 120), TEST_NP ("1 2 3"), PEAK_RUNS (1: the setup-only runs), CUSPARSE_RUN (0; 1: also
-# cuSPARSE as our format), NP (1: ranks of the benchmark runs; they share the visible GPUs).
+# cuSPARSE as our format), NP (1: ranks of the benchmark runs; they share the visible GPUs),
+# SHARED_NP (1: ranks of the shared stage's runs, e.g. "2 3"), SHARED_FLOAT (1: float too, on every
+# matrix; SHARED_FLOAT=trial: only where the double run's trial ran).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-jobs/results/local}
@@ -121,22 +123,26 @@ if has shared; then
 import json, sys
 j = json.load(open(sys.argv[1]))
 print(f\"  {sys.argv[2]:<34} {j['precision']:<6} {sys.argv[3]:<7} {j['order']:<6} {j['format_per_rank'][0]:<9} {j.get('apply_median_us', float('nan')):>8.1f} {j.get('vs_cusparse_caller_order', float('nan')):>6.2f} {j.get('max_rel_error', float('nan')):>8.1e}\")" "$@"; }
-  run_one() {  # matrix file, precision, order (default: none given)
-    local f=$1 p=$2 o=$3 b; b=$(basename "$f" .mtx.gz)
+  run_one() {  # matrix file, precision, order (default: none given), ranks
+    local f=$1 p=$2 o=$3 n=$4 b; b=$(basename "$f" .mtx.gz)
     local args=(--backend cuda --precision "$p" --iters "$ORDER_ITERS" --check --vs-cusparse)
     [ "$o" = default ] || args+=(--order "$o")
-    local j="$OUT/order/shared_${b}_${p}_$o.json"
-    timeout 60 "$BUILD/apps/distspmv" "$f" "${args[@]}" --json "$j" >"${j%.json}.log" 2>&1 || { status=1; echo "  FAILED: $b $p $o"; return 1; }
-    line "$j" "$b" "$o"
+    local j="$OUT/order/shared_${b}_np${n}_${p}_$o.json"
+    timeout 60 mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$n" -x NCCL_NVLS_ENABLE \
+      "$BUILD/apps/distspmv" "$f" "${args[@]}" --json "$j" >"${j%.json}.log" 2>&1 || { status=1; echo "  FAILED: $b np$n $p $o"; return 1; }
+    line "$j" "$b np$n" "$o"
   }
-  for p in double ${SHARED_FLOAT:+float}; do
-    for f in "$DISTSPMV_MATRICES"/*.mtx.gz; do
-      b=$(basename "$f" .mtx.gz)
-      [ "$b" = lp_e226 ] && continue  # 223 x 472: not square
-      j="$OUT/order/shared_${b}_${p}_default.json"
-      [ "$p" = float ] && ! grep -q "timed on this rank" "$OUT/order/shared_${b}_double_default.json" 2>/dev/null && continue
-      run_one "$f" "$p" default || continue
-      grep -q "timed on this rank" "$j" && run_one "$f" "$p" none
+  for n in ${SHARED_NP:-1}; do
+    for p in double ${SHARED_FLOAT:+float}; do
+      for f in "$DISTSPMV_MATRICES"/*.mtx.gz; do
+        b=$(basename "$f" .mtx.gz)
+        [ "$b" = lp_e226 ] && continue  # 223 x 472: not square
+        j="$OUT/order/shared_${b}_np${n}_${p}_default.json"
+        [ "$p" = float ] && [ "${SHARED_FLOAT:-}" = trial ] &&
+          ! grep -q "timed on this rank" "$OUT/order/shared_${b}_np${n}_double_default.json" 2>/dev/null && continue
+        run_one "$f" "$p" default "$n" || continue
+        [ "${SHARED_NONE:-1}" = 1 ] && grep -q "timed on this rank" "$j" && run_one "$f" "$p" none "$n"
+      done
     done
   done
 fi
