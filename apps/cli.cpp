@@ -173,6 +173,11 @@ CLI::App* add_model_command(CLI::App& cli, model::options& o) {
   m->add_option("--format-class", o.format_class, "SpMV class of the machine description (auto: from the pattern)")
       ->capture_default_str();
   m->add_option("--transport", o.transport, "exchange on one host: an entry of the description's exchange (default: its on_host)");
+  m->add_option("--order", o.order,
+                "the row order as a run applies it: auto (the program's default: the sample rule, then each rank's "
+                "trial of the read order and degree order, predicted), none or degree")
+      ->check(CLI::IsMember({"auto", "none", "degree"}))
+      ->capture_default_str();
   m->add_option("--json", o.json, "also write the figures and predictions as JSON to this file");
   m->add_flag("--per-rank", o.per_rank, "every rank's figures in the JSON");
   m->add_option("--seed", o.seed, "generator seed")->capture_default_str();

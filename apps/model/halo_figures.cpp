@@ -1,14 +1,21 @@
 // The halo at P ranks without P processes (model.hpp): the pattern, the read ranges, the
 // partitioners of a real run, and per rank the figures its halo plan would report.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <numeric>
+#include <unordered_map>
+
+#include <fmt/format.h>
 
 #include "apps/model/model.hpp"
 #include "common/csr_matrix.hpp"
 #include "io/generators.hpp"
 #include "io/matrix_source.hpp"
 #include "io/row_split.hpp"
+#include "local_kernels/format_selector.hpp"
+#include "local_kernels/panel/panel.hpp"
+#include "partition/ordering.hpp"
 #include "partition/partition.hpp"
 
 namespace distspmv::model {
@@ -50,6 +57,74 @@ std::vector<global_index_type> read_ranges(const pattern& a, int ranks) {
   std::vector<global_index_type> b{0};
   for (const auto& r : split) b.push_back(r.end);
   return b;
+}
+
+namespace {
+// dist/setup/order.hpp's constants (that header needs MPI; tests/apps/model_test.cpp checks that
+// the rule here is the ranks').
+constexpr global_index_type sample_rows = 65536;
+constexpr std::size_t top_diagonals = 64;
+constexpr offset_type tile_entries = 2048;
+constexpr double local_sector_ratio = 0.2;
+global_index_type near_window(global_index_type rows) {
+  return std::max<global_index_type>(1, std::min<global_index_type>(4096, rows / 32));
+}
+}  // namespace
+
+order_rule sample_order_rule(const pattern& a, int ranks) {
+  order_rule rule;
+  const auto ranges = read_ranges(a, ranks);
+  const global_index_type window = near_window(a.rows);
+  const offset_type sectors = std::max<offset_type>(1, (a.rows + 3) / 4);
+  const double keep = 1.0 - 1.0 / static_cast<double>(sectors);
+  for (int q = 0; q < ranks; ++q) {
+    const global_index_type first = ranges[q], end = std::min(ranges[q + 1], first + sample_rows);
+    std::unordered_map<global_index_type, offset_type> per_diagonal;
+    for (global_index_type i = first; i < end; ++i)
+      for (offset_type e = a.row_ptr[i]; e < a.row_ptr[i + 1]; ++e) {
+        const global_index_type d = a.col[e] - i;
+        ++rule.entries;
+        if (std::abs(d) <= window) ++rule.near_diagonal;
+        ++per_diagonal[d];
+      }
+    std::vector<global_index_type> tile;
+    const auto close_tile = [&] {
+      if (tile.empty()) return;
+      std::sort(tile.begin(), tile.end());
+      rule.tile_sectors += std::unique(tile.begin(), tile.end()) - tile.begin();
+      const double n = static_cast<double>(tile.size());
+      rule.random_sectors_x1000 +=
+          static_cast<offset_type>(1000.0 * static_cast<double>(sectors) * (1.0 - std::pow(keep, n)));
+      tile.clear();
+    };
+    for (offset_type k = a.row_ptr[first]; k < a.row_ptr[end]; ++k) {
+      tile.push_back(a.col[k] / 4);
+      if (static_cast<offset_type>(tile.size()) == tile_entries) close_tile();
+    }
+    close_tile();
+    std::vector<offset_type> counts;
+    counts.reserve(per_diagonal.size());
+    for (const auto& [d, c] : per_diagonal) counts.push_back(c);
+    const std::size_t top = std::min(counts.size(), top_diagonals);
+    std::partial_sort(counts.begin(), counts.begin() + static_cast<std::ptrdiff_t>(top), counts.end(),
+                      std::greater<offset_type>());
+    for (std::size_t i = 0; i < top; ++i) rule.on_top_diagonals += counts[i];
+  }
+  if (rule.entries == 0) {
+    rule.reason = "no entries sampled: none";
+    return rule;
+  }
+  const double n = static_cast<double>(rule.entries);
+  const double near = static_cast<double>(rule.near_diagonal) / n, diagonals = static_cast<double>(rule.on_top_diagonals) / n;
+  const double ratio = rule.random_sectors_x1000 > 0 ? 1000.0 * static_cast<double>(rule.tile_sectors) /
+                                                           static_cast<double>(rule.random_sectors_x1000)
+                                                     : 0.0;
+  rule.local = near >= 0.9 || diagonals >= 0.9 || ratio <= local_sector_ratio;
+  rule.reason = fmt::format("{:.0f}% of the sample within {} of the diagonal, {:.0f}% on the {} most used diagonals, "
+                            "sector ratio {:.2f}: {}",
+                            100 * near, window, 100 * diagonals, top_diagonals, ratio,
+                            rule.local ? "local, none" : "not local, trial");
+  return rule;
 }
 
 struct partitioner::graph_holder {
@@ -94,7 +169,61 @@ constexpr global_index_type x_line = 8;
 constexpr offset_type x_group = 32;
 }  // namespace
 
-std::vector<rank_figures> halo_figures(const pattern& a, const std::vector<int>& part, int ranks, int gpus_per_host) {
+namespace {
+
+/// x_lines of a local block (local columns): distinct x lines per x_group consecutive rows.
+offset_type block_x_lines(const std::vector<offset_type>& row_ptr, const std::vector<index_type>& col,
+                          std::vector<std::int64_t>& stamp, std::int64_t& group) {
+  offset_type lines = 0;
+  const auto rows = static_cast<global_index_type>(row_ptr.size()) - 1;
+  for (global_index_type i = 0; i < rows; ++i) {
+    if (i % x_group == 0) ++group;
+    for (offset_type e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
+      const auto line = static_cast<std::size_t>(col[e] / x_line);
+      if (stamp[line] != group) {
+        stamp[line] = group;
+        ++lines;
+      }
+    }
+  }
+  return lines;
+}
+
+/// panel_sectors of a local block: the panels plan_panels cuts, the distinct 32-byte sectors of x
+/// each reads.
+offset_type block_panel_sectors(const std::vector<offset_type>& row_ptr, const std::vector<index_type>& col,
+                                std::vector<std::int64_t>& stamp, std::int64_t& group) {
+  const auto plan = panel::plan_panels(row_ptr, panel::panel_params{});
+  offset_type sectors = 0;
+  for (std::size_t p = 0; p + 1 < plan.panel_row.size(); ++p) {
+    ++group;
+    for (offset_type e = row_ptr[plan.panel_row[p]]; e < row_ptr[plan.panel_row[p + 1]]; ++e) {
+      const auto sector = static_cast<std::size_t>(col[e] / 4);
+      if (stamp[sector] != group) {
+        stamp[sector] = group;
+        ++sectors;
+      }
+    }
+  }
+  return sectors;
+}
+
+/// trial_formats of a local block (values 0.5: not a pattern; the runs' matrices have values).
+std::vector<std::string> block_trial_formats(const std::vector<offset_type>& row_ptr, const std::vector<index_type>& col) {
+  csr_matrix<double, index_type> b;
+  b.rows = b.cols = static_cast<global_index_type>(row_ptr.size()) - 1;
+  b.row_ptr = row_ptr;
+  b.col_idx = col;
+  b.values.assign(col.size(), 0.5);
+  std::vector<std::string> out;
+  for (const auto& c : trial_formats(compute_row_statistics(b), backend::cuda)) out.push_back(c.format);
+  return out;
+}
+
+}  // namespace
+
+std::vector<rank_figures> halo_figures(const pattern& a, const std::vector<int>& part, int ranks, int gpus_per_host,
+                                       bool order_trial) {
   std::vector<rank_figures> f(ranks);
   // Rows grouped by rank (a stable counting sort).
   std::vector<offset_type> first(static_cast<std::size_t>(ranks) + 1, 0);
@@ -165,6 +294,51 @@ std::vector<rank_figures> halo_figures(const pattern& a, const std::vector<int>&
       for (int q : list) sources[r].emplace_back(q, from[q]);
       f[r] = me;
     }
+  }
+  // The local block of each rank whose figures need it (panel sectors; the order's trial): its
+  // rows in the rank's numbering, owned columns only, in local ids; one rank at a time (a block
+  // may be most of the matrix).
+  for (int r = 0; r < ranks; ++r) {
+    if (f[r].local_nnz() < panel_figures_nnz && !order_trial) continue;
+    const auto n = static_cast<std::size_t>(first[r + 1] - first[r]);
+    std::vector<offset_type> row_ptr(n + 1, 0), whole(n + 1, 0);
+    std::vector<index_type> col;
+    col.reserve(static_cast<std::size_t>(f[r].local_nnz()));
+    for (std::size_t k = 0; k < n; ++k) {
+      const global_index_type i = rows_of[first[r] + static_cast<offset_type>(k)];
+      for (offset_type e = a.row_ptr[i]; e < a.row_ptr[i + 1]; ++e) {
+        const std::uint64_t w = where[a.col[e]];
+        if (static_cast<int>(w >> 32) == r) col.push_back(static_cast<index_type>(w & 0xffffffffu));
+      }
+      row_ptr[k + 1] = static_cast<offset_type>(col.size());
+      whole[k + 1] = whole[k] + (a.row_ptr[i + 1] - a.row_ptr[i]);
+    }
+    std::vector<std::int64_t> stamp(n / 4 + 1, -1);
+    std::int64_t group = -1;
+    if (f[r].local_nnz() >= panel_figures_nnz) f[r].panel_sectors = block_panel_sectors(row_ptr, col, stamp, group);
+    if (!order_trial) continue;
+    f[r].trial = true;
+    const bool large = f[r].local_nnz() >= large_irregular_nnz;
+    if (large) f[r].none_formats = block_trial_formats(row_ptr, col);
+    // Degree order of the whole rows (the GPU's order counts the halo entries too), rows and
+    // owned columns renamed, columns sorted in each row.
+    const auto order = partition::degree_order(whole);
+    std::vector<index_type> new_of(n);
+    for (std::size_t k = 0; k < n; ++k) new_of[static_cast<std::size_t>(order[k])] = static_cast<index_type>(k);
+    std::vector<offset_type> d_ptr(n + 1, 0);
+    std::vector<index_type> d_col(col.size());
+    for (std::size_t k = 0; k < n; ++k) {
+      const auto old = static_cast<std::size_t>(order[k]);
+      auto at = d_ptr[k];
+      for (offset_type e = row_ptr[old]; e < row_ptr[old + 1]; ++e) d_col[static_cast<std::size_t>(at++)] = new_of[col[e]];
+      std::sort(d_col.begin() + d_ptr[k], d_col.begin() + at);
+      d_ptr[k + 1] = at;
+    }
+    col.clear();
+    col.shrink_to_fit();
+    f[r].degree_x_lines = block_x_lines(d_ptr, d_col, stamp, group);
+    if (f[r].local_nnz() >= panel_figures_nnz) f[r].degree_panel_sectors = block_panel_sectors(d_ptr, d_col, stamp, group);
+    if (large) f[r].degree_formats = block_trial_formats(d_ptr, d_col);
   }
   std::vector<std::vector<int>> peers(ranks);  // receive-from, then send-to ranks
   for (int r = 0; r < ranks; ++r)

@@ -2,16 +2,21 @@
 //
 // One rank of P (double precision; B = its CSR-equivalent bytes, nnz * 12 + rows * 24; G = 64 *
 // x_lines, the lines of x its rows gather):
-//   S = (rows * row_ns[class] + max_row * max_row_ns[class]) / 1000 + B / rate[class] + G / gather
+//   S = (rows * row_ns[class] + max_row * max_row_ns[class]) / 1000 + B / rate[class] + G / gather[class]
+//       (+ 32 * panel_sectors / sector[class] for panels: the distinct x sectors each panel reads;
+//       gather[class] is the machine's gather unless the class has its own)
 //   P = 1:  apply = floor[class] + S
 //   P > 1:  local = multi_rank_floor + S                         (local and halo blocks)
 //           X     = max(X_on_host, X_across_hosts), each (where the rank has such neighbours)
 //                   latency + (neighbours - 1) * per_neighbour + 8 * max(ghosts, sends) / bandwidth
 //           apply = max(local + (1 - overlap) * X, multi_rank_floor + X + S * halo_nnz / nnz)
 //                   (the halo block's product, the rank's nonzeros in ghost columns, follows X)
-// and the apply of the matrix is the slowest rank's. Its bound: the largest of S, the multi-rank
+// and the apply of the matrix is the slowest rank's. With `--order auto` (predict_rank), a rank
+// whose numbering the sample rule finds not local gets the figures of its block in degree order
+// beside the read order's, and keeps the order and format of the trial's fastest candidate. Its bound: the largest of S, the multi-rank
 // floor and the exposed exchange (apply - local; latency or volume, whichever is more).
 // jobs/model_check.py computes the same and fits the description to measured runs.
+#include <algorithm>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -50,7 +55,8 @@ machine read_machine(const std::string& path) {
     m.gather_gbps = j.value("gather_gbps", 0.0);
     for (const auto& [name, c] : j.at("spmv").items())
       m.classes.emplace_back(name, spmv_class{c.at("floor_us").get<double>(), c.value("row_ns", 0.0),
-                                              c.value("max_row_ns", 0.0), c.at("rate_gbps").get<double>()});
+                                              c.value("max_row_ns", 0.0), c.at("rate_gbps").get<double>(),
+                                              c.value("gather_gbps", 0.0), c.value("sector_gbps", 0.0)});
     for (const auto& [name, x] : j.at("exchange").items())
       m.transports.emplace_back(name, exchange_figures{x.at("latency_us").get<double>(), x.at("per_neighbour_us").get<double>(),
                                                        x.at("bandwidth_gbps").get<double>(), x.at("overlap").get<double>()});
@@ -73,7 +79,9 @@ prediction predict(const machine& m, const rank_figures& r, int ranks, int gpus_
   // GB/s = 1e3 bytes per µs
   double compute_us = (static_cast<double>(r.rows) * c.row_ns + static_cast<double>(r.max_row) * c.max_row_ns) / 1e3 +
                       bytes / (c.rate_gbps * 1e3);
-  if (m.gather_gbps > 0) compute_us += 64.0 * static_cast<double>(r.x_lines) / (m.gather_gbps * 1e3);
+  const double gather = c.gather_gbps > 0 ? c.gather_gbps : m.gather_gbps;
+  if (gather > 0) compute_us += 64.0 * static_cast<double>(r.x_lines) / (gather * 1e3);
+  if (c.sector_gbps > 0) compute_us += 32.0 * static_cast<double>(r.panel_sectors) / (c.sector_gbps * 1e3);
   prediction p;
   if (ranks == 1) {
     p.local_us = p.apply_us = c.floor_us + compute_us;
@@ -113,6 +121,44 @@ prediction predict(const machine& m, const rank_figures& r, int ranks, int gpus_
   else
     p.bound = latency >= 0.5 * p.exchange_us ? "exchange latency" : "halo volume";
   return p;
+}
+
+prediction predict_rank(const machine& m, const rank_figures& r, int ranks, int gpus_per_host, const std::string& cls,
+                        const std::string& order, const std::string& transport_on_host) {
+  const auto has = [&](const std::string& name) {
+    return std::any_of(m.classes.begin(), m.classes.end(), [&](const auto& c) { return c.first == name; });
+  };
+  const auto class_of = [&](const std::string& format) { return has(format) ? format : cls; };
+  rank_figures degree = r;
+  degree.x_lines = r.degree_x_lines;
+  degree.panel_sectors = r.degree_panel_sectors;
+  const auto one = [&](const rank_figures& f, const std::string& o, const std::string& format) {
+    prediction p = predict(m, f, ranks, gpus_per_host, class_of(format), transport_on_host);
+    p.order = o;
+    p.format = format;
+    return p;
+  };
+  if (order == "degree" && r.trial) return one(degree, "degree", r.degree_formats.empty() ? cls : r.degree_formats.front());
+  if (order != "auto" || !r.trial) return one(r, "none", cls);
+  // The trial (dist/matrix_order.cpp): each order's formats (trial_formats where the block is
+  // large, else the selector's pick: the class), the fastest kept; an order must beat the best of
+  // the read order by the margin. Where the trial times the selector's pick alone, the model sees no
+  // difference between the orders (x_lines is the CSR family's gather term, fitted in the read
+  // order only), so it keeps none there.
+  prediction best;
+  bool any = false;
+  for (const auto& format : r.none_formats.empty() ? std::vector<std::string>{cls} : r.none_formats) {
+    const auto p = one(r, "none", format);
+    if (!any || p.apply_us < best.apply_us) best = p;
+    any = true;
+  }
+  for (const auto& format : r.degree_formats) {
+    if (format != "panel") continue;  // the order's gain the model knows: the panels' shared sectors
+    const auto p = one(degree, "degree", format);
+    const double need = best.order == "none" ? 1.0 - order_trial_margin : 1.0;
+    if (p.apply_us < best.apply_us * need) best = p;
+  }
+  return best;
 }
 
 }  // namespace distspmv::model

@@ -51,11 +51,41 @@ struct rank_figures {
   /// rank's numbering) that each 32 consecutive rows read, summed over the rank's rows.
   offset_type x_lines = 0;
   offset_type max_row = 0;  ///< the longest row's nonzeros (a row is one thread group's work)
+  /// Gather locality of the local block stored as panels (local_kernels/panel: rows cut as
+  /// plan_panels cuts them, each panel's entries sorted by column): the distinct 32-byte sectors of
+  /// x (4 doubles) each panel reads, summed over the panels. Computed where the local block has at
+  /// least panel_figures_nnz nonzeros (0 elsewhere).
+  offset_type panel_sectors = 0;
+  offset_type local_nnz() const { return nnz - halo_nnz; }
+  /// `--order auto`'s trial on this rank (dist/matrix_order.cpp), where the sample rule says the
+  /// numbering is not local (trial = true): the same figures of the local block in degree order
+  /// (rows and owned columns renamed by partition::degree_order of the whole rows, as the GPU's
+  /// order does), and for blocks of at least large_irregular_nnz local nonzeros the formats the
+  /// trial times in each order (trial_formats of the block's row statistics; empty: the block is
+  /// smaller and the trial times only the selector's pick, the same in both orders).
+  bool trial = false;
+  offset_type degree_x_lines = 0, degree_panel_sectors = 0;
+  std::vector<std::string> none_formats, degree_formats;
 };
+
+/// Panel sectors are counted from this many local nonzeros (a forced `--format panel` on a
+/// smaller block is predicted from x_lines).
+constexpr offset_type panel_figures_nnz = offset_type{1} << 20;
+
+/// `--order auto`'s sample rule at P ranks (dist/setup/order.cpp: sample_locality on the first
+/// sample_rows rows of each rank's read range, summed as choose_order sums them).
+struct order_rule {
+  offset_type entries = 0, near_diagonal = 0, on_top_diagonals = 0, tile_sectors = 0, random_sectors_x1000 = 0;
+  bool local = true;  ///< the numbering is already local: none, no trial
+  std::string reason;
+};
+order_rule sample_order_rule(const pattern& a, int ranks);
 
 /// Per rank figures of the partition `part` (row -> rank in [0, ranks)), hosts of
 /// `gpus_per_host` consecutive ranks.
-std::vector<rank_figures> halo_figures(const pattern& a, const std::vector<int>& part, int ranks, int gpus_per_host);
+/// With `order_trial` (the sample rule says not local), each rank's trial figures too.
+std::vector<rank_figures> halo_figures(const pattern& a, const std::vector<int>& part, int ranks, int gpus_per_host,
+                                       bool order_trial = false);
 
 /// The partitioners of a real run, for P ranks, in this process: "block", "lp", "metis" (exactly
 /// what a P-rank run computes) or "ptscotch" (PT-Scotch in one process with P parts: the same
@@ -86,6 +116,11 @@ struct spmv_class {
   double row_ns = 0;    ///< each row (its pointer, its y, its share of the launch)
   double max_row_ns = 0;  ///< each entry of the rank's longest row (its critical path)
   double rate_gbps = 1; ///< CSR-equivalent bytes (nnz * 12 + rows * 24, double) per second
+  /// The class's own rate of x_lines' gathers (0: the machine's gather_gbps).
+  double gather_gbps = 0;
+  /// Panels: x's 32-byte sectors per panel (rank_figures::panel_sectors) per second, beside the
+  /// gathers of x_lines; 0: no such term.
+  double sector_gbps = 0;
 };
 struct machine {
   std::string file, description;
@@ -105,10 +140,19 @@ machine read_machine(const std::string& path);
 struct prediction {
   double local_us = 0, exchange_us = 0, apply_us = 0;
   std::string bound;  ///< "local SpMV", "apply floor", "exchange latency" or "halo volume"
+  std::string order = "none", format;  ///< the order and format predicted (predict_rank)
 };
 /// `transport_on_host`: empty for the machine's (single_host where ranks <= gpus_per_host).
 prediction predict(const machine& m, const rank_figures& r, int ranks, int gpus_per_host, const std::string& cls,
                    const std::string& transport_on_host = "");
+
+/// The rank's apply with the order as `order` says: "none" (the figures as they are, class
+/// `cls`), "degree" (the degree-order figures), or "auto" (where r.trial: the trial's candidates,
+/// each predicted, an order kept only where it beats the read order by order_trial_margin, as
+/// dist/matrix_order.cpp keeps it). A candidate format the description has no class for takes `cls`.
+prediction predict_rank(const machine& m, const rank_figures& r, int ranks, int gpus_per_host, const std::string& cls,
+                        const std::string& order, const std::string& transport_on_host = "");
+constexpr double order_trial_margin = 0.02;
 
 /// The format class from the pattern: "diagonal" where at most 32 diagonals hold 95% of a sample
 /// of rows' entries (what HDIA takes), else "general" (the CSR family at large blocks).
@@ -123,6 +167,7 @@ struct options {
   std::string machine;       ///< empty: the committed description, where the build knows it
   std::string format_class = "auto";
   std::string transport;     ///< on one host (empty: the machine's)
+  std::string order = "auto";  ///< auto (the program's default), none or degree
   std::string json;
   bool per_rank = false;     ///< --per-rank: every rank's figures in the JSON
   std::uint64_t seed = 1;    ///< generator seed

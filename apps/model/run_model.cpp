@@ -40,6 +40,8 @@ T median(std::vector<T> v) {
   return v[v.size() / 2];
 }
 
+std::string fmt_count(int n, int of) { return std::to_string(n) + " of " + std::to_string(of); }
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -73,16 +75,30 @@ int run_model(const options& o) {
                 (o.transport.empty() ? m->on_host : o.transport).c_str(), m->across_hosts.c_str());
   else
     std::printf("machine: none given (--machine FILE.json): halo figures only\n");
+  if (o.order != "auto" && o.order != "none" && o.order != "degree")
+    DSPMV_BAD_INPUT("model", "--order", "'" + o.order + "' is not auto, none or degree");
+  // `--order auto`: the sample rule at P ranks, and where it says not local, each rank's trial.
+  const auto trial_at = [&](int p, order_rule* rule) {
+    if (o.order == "none") return false;
+    if (o.order == "degree") return true;
+    *rule = sample_order_rule(a, p);
+    return !rule->local;
+  };
   double one_gpu_us = 0;
+  prediction one_gpu;
   if (m) {
+    order_rule rule;
+    const bool trial = trial_at(1, &rule);
     const rank_figures whole = halo_figures(a, std::vector<int>(static_cast<std::size_t>(a.rows), 0), 1,
-                                            o.gpus_per_host)[0];
-    one_gpu_us = predict(*m, whole, 1, o.gpus_per_host, cls).apply_us;
-    std::printf("predicted apply on 1 GPU: %.1f us\n", one_gpu_us);
+                                            o.gpus_per_host, trial)[0];
+    one_gpu = predict_rank(*m, whole, 1, o.gpus_per_host, cls, o.order);
+    one_gpu_us = one_gpu.apply_us;
+    std::printf("predicted apply on 1 GPU: %.1f us (order %s, %s)%s%s\n", one_gpu_us, one_gpu.order.c_str(),
+                one_gpu.format.c_str(), o.order == "auto" ? "; order rule: " : "", rule.reason.c_str());
   }
   std::printf("%6s %10s %10s %11s %11s %6s %9s %9s %5s %5s %11s %9s %9s %9s %7s  %s\n", "ranks", "rows max", "rows med",
               "nnz max", "nnz med", "imbal", "halo max", "halo med", "nb mx", "nb md", "off-host MB", "local us",
-              "exch us", "apply us", "speedup", "bound (slowest rank)");
+              "exch us", "apply us", "speedup", "bound (slowest rank); order");
 
   nlohmann::json out;
   out["tool"] = "distspmv model";
@@ -91,19 +107,23 @@ int run_model(const options& o) {
   out["partition"] = o.partition;
   out["gpus_per_host"] = o.gpus_per_host;
   out["format_class"] = cls;
+  out["order"] = o.order;
   out["seconds"] = {{"read", read_s}, {"graph", graph_s}};
   if (m) {
     out["machine"] = {{"file", m->file}, {"description", m->description},
                       {"single_host", o.transport.empty() ? m->single_host : o.transport},
                       {"on_host", o.transport.empty() ? m->on_host : o.transport}, {"across_hosts", m->across_hosts}};
     out["predicted_one_gpu_us"] = one_gpu_us;
+    out["predicted_one_gpu"] = {{"order", one_gpu.order}, {"format", one_gpu.format}};
   }
   for (int p : ranks) {
     t0 = std::chrono::steady_clock::now();
     const auto part = parts.parts(p);
     const double partition_s = seconds_since(t0);
     t0 = std::chrono::steady_clock::now();
-    const auto f = halo_figures(a, part, p, o.gpus_per_host);
+    order_rule rule;
+    const bool trial = trial_at(p, &rule);
+    const auto f = halo_figures(a, part, p, o.gpus_per_host, trial);
     const double figures_s = seconds_since(t0);
     std::vector<global_index_type> rows;
     std::vector<offset_type> nnz, ghosts;
@@ -121,10 +141,11 @@ int run_model(const options& o) {
     const double mean_nnz = static_cast<double>(a.nnz()) / p;
     const double imbalance = mean_nnz > 0 ? static_cast<double>(*std::max_element(nnz.begin(), nnz.end())) / mean_nnz : 1;
     prediction slowest;
-    int slowest_rank = 0;
+    int slowest_rank = 0, ordered_ranks = 0;
     if (m)
       for (int r = 0; r < p; ++r) {
-        const auto pr = predict(*m, f[r], p, o.gpus_per_host, cls, o.transport);
+        const auto pr = predict_rank(*m, f[r], p, o.gpus_per_host, cls, o.order, o.transport);
+        ordered_ranks += pr.order != "none";
         if (pr.apply_us > slowest.apply_us) {
           slowest = pr;
           slowest_rank = r;
@@ -132,6 +153,11 @@ int run_model(const options& o) {
       }
     std::string bound = m ? slowest.bound : "";
     if (m && imbalance > 1.1 && slowest.bound == "local SpMV") bound += " (imbalance)";
+    // The order: what the rule said, and how many ranks' trials keep an order.
+    const std::string order = o.order != "auto" ? o.order
+                              : !trial          ? "none (rule: local)"
+                              : ordered_ranks == 0 ? "none (trial)"
+                                                   : fmt_count(ordered_ranks, p) + " ranks degree (trial)";
     std::printf("%6d %10lld %10lld %11lld %11lld %6.3f %9lld %9lld %5d %5d %11.2f", p,
                 static_cast<long long>(*std::max_element(rows.begin(), rows.end())),
                 static_cast<long long>(median(rows)), static_cast<long long>(*std::max_element(nnz.begin(), nnz.end())),
@@ -140,8 +166,8 @@ int run_model(const options& o) {
                 static_cast<long long>(median(ghosts)), *std::max_element(nb.begin(), nb.end()), median(nb),
                 8.0 * static_cast<double>(off_host) / 1e6);
     if (m)
-      std::printf(" %9.1f %9.1f %9.1f %7.1f  %s\n", slowest.local_us, slowest.exchange_us, slowest.apply_us,
-                  one_gpu_us / slowest.apply_us, bound.c_str());
+      std::printf(" %9.1f %9.1f %9.1f %7.1f  %s; %s\n", slowest.local_us, slowest.exchange_us, slowest.apply_us,
+                  one_gpu_us / slowest.apply_us, bound.c_str(), order.c_str());
     else
       std::printf("\n");
     std::fflush(stdout);
@@ -161,10 +187,16 @@ int run_model(const options& o) {
                         {"neighbours_median", median(nb)},
                         {"off_host_bytes_total", 8 * off_host},
                         {"seconds", {{"partition", partition_s}, {"figures", figures_s}}}};
+    if (o.order == "auto")
+      j["order_rule"] = {{"local", rule.local}, {"reason", rule.reason}, {"entries", rule.entries},
+                         {"near_diagonal", rule.near_diagonal}, {"on_top_diagonals", rule.on_top_diagonals},
+                         {"tile_sectors", rule.tile_sectors}, {"random_sectors_x1000", rule.random_sectors_x1000}};
     if (m) {
       j["predicted"] = {{"slowest_rank", slowest_rank}, {"local_us", slowest.local_us},
                         {"exchange_us", slowest.exchange_us}, {"apply_us", slowest.apply_us},
-                        {"speedup", one_gpu_us / slowest.apply_us}, {"bound", bound}};
+                        {"speedup", one_gpu_us / slowest.apply_us}, {"bound", bound},
+                        {"order", order}, {"ordered_ranks", ordered_ranks},
+                        {"slowest_order", slowest.order}, {"slowest_format", slowest.format}};
     }
     if (o.per_rank) {
       auto& list = j["per_rank"] = nlohmann::json::array();
@@ -173,7 +205,13 @@ int run_model(const options& o) {
                         {"halo_nnz", r.halo_nnz}, {"boundary_rows", r.boundary_rows}, {"neighbours", r.neighbours},
                         {"neighbours_off_host", r.neighbours_off_host}, {"ghosts_off_host", r.ghosts_off_host},
                         {"sends_off_host", r.sends_off_host}, {"x_lines", r.x_lines},
-                        {"max_row", r.max_row}});
+                        {"max_row", r.max_row}, {"panel_sectors", r.panel_sectors}});
+      if (trial)
+        for (std::size_t q = 0; q < f.size(); ++q)
+          list[q]["trial"] = {{"degree_x_lines", f[q].degree_x_lines},
+                              {"degree_panel_sectors", f[q].degree_panel_sectors},
+                              {"none_formats", f[q].none_formats},
+                              {"degree_formats", f[q].degree_formats}};
     }
     out["per_ranks"].push_back(j);
   }

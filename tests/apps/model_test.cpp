@@ -11,6 +11,7 @@
 
 #include "apps/model/model.hpp"
 #include "dist/distributed_matrix.hpp"
+#include "dist/setup/order.hpp"
 #include "distspmv/config.hpp"
 #include "io/matrix_source.hpp"
 #include "partition/partition.hpp"
@@ -81,6 +82,31 @@ TEST(Model, HaloFiguresAreWhatTheRanksReport) {
             << " (rows, nnz, ghosts, sends, neighbours, boundary rows, halo nnz)";
       }
     }
+  }
+}
+
+// `--order auto`'s sample rule as the model computes it at P ranks (sample_order_rule) is the one
+// the ranks apply (dist/setup/order.cpp: sample_locality of the first rows of each read range,
+// choose_order on the sums): the same sums and the same verdict.
+TEST(Model, OrderRuleIsTheRanks) {
+  const int p = world_size(), me = world_rank();
+  for (const auto& source : {"gen:rmat:11:8", "gen:poisson3d:12", "gen:lognormal:3000:2:1:60", "gen:lognormal:3000:2:1:3000"}) {
+    const auto a = read_pattern(source, 1);
+    const auto ranges = read_ranges(a, p);
+    const row_range first{ranges[me], std::min(ranges[me + 1], ranges[me] + ::distspmv::dist::locality_sample::sample_rows)};
+    const auto mine = ::distspmv::dist::sample_locality(io::read_matrix_rows(source, first), first.begin, a.rows);
+    std::string reason;
+    const auto order = ::distspmv::dist::choose_order(MPI_COMM_WORLD, mine, reason);
+    const std::int64_t counts[5] = {mine.entries, mine.near_diagonal, mine.on_top_diagonals, mine.tile_sectors,
+                                    mine.random_sectors_x1000};
+    std::int64_t sums[5];
+    MPI_Allreduce(counts, sums, 5, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    const auto rule = sample_order_rule(a, p);
+    EXPECT_EQ(std::vector<std::int64_t>(sums, sums + 5),
+              (std::vector<std::int64_t>{rule.entries, rule.near_diagonal, rule.on_top_diagonals, rule.tile_sectors,
+                                         rule.random_sectors_x1000}))
+        << source << " at " << p << " ranks";
+    EXPECT_EQ(order == ::distspmv::row_order::none, rule.local) << source << ": " << reason << " / " << rule.reason;
   }
 }
 
