@@ -122,7 +122,8 @@ if has shared; then
   line() { python3 -c "
 import json, sys
 j = json.load(open(sys.argv[1]))
-print(f\"  {sys.argv[2]:<34} {j['precision']:<6} {sys.argv[3]:<7} {j['order']:<6} {j['format_per_rank'][0]:<9} {j.get('apply_median_us', float('nan')):>8.1f} {j.get('vs_cusparse_caller_order', float('nan')):>6.2f} {j.get('max_rel_error', float('nan')):>8.1e}\")" "$@"; }
+num = lambda k: j[k] if isinstance(j.get(k), (int, float)) else float('nan')  # null where not measured
+print(f\"  {sys.argv[2]:<34} {j['precision']:<6} {sys.argv[3]:<7} {j['order']:<6} {j['format_per_rank'][0]:<9} {num('apply_median_us'):>8.1f} {num('vs_cusparse_caller_order'):>6.2f} {num('max_rel_error'):>8.1e}\")" "$@"; }
   run_one() {  # matrix file, precision, order (default: none given), ranks
     local f=$1 p=$2 o=$3 n=$4 b; b=$(basename "$f" .mtx.gz)
     local args=(--backend cuda --precision "$p" --iters "$ORDER_ITERS" --check --vs-cusparse)
