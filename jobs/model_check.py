@@ -36,6 +36,7 @@ import argparse
 import json
 import math
 import pathlib
+import re
 import statistics
 import subprocess
 import sys
@@ -75,6 +76,9 @@ def load(inputs):
         files = sorted(p.rglob("*")) if p.is_dir() else [p]
         for f in files:
             tag = f.parent.name if f.suffix == ".tgz" else f.parent.parent.name
+            if f.suffix == ".tgz" and f.stem != "runs" and not f.stem.endswith("_runs"):
+                # runN_logs.tgz beside others in one folder: the folder (without its date) and N
+                tag = f"{f.parent.name.split('_', 1)[-1]}_{f.stem.removesuffix('_logs')}"
             if f.suffix == ".json":
                 out.append((f"{tag}/{f.stem}", json.loads(f.read_text())))
             elif f.name.endswith((".tgz", ".tar.gz")):
@@ -105,12 +109,15 @@ def bytes_of(r):
 
 
 def spmv_us(m, r, cls):
-    """The local SpMV of one rank without its floor (machine.cpp's spmv_us)."""
+    """The local SpMV of one rank without its floor (machine.cpp's predict)."""
     c = m["spmv"][cls]
     t = (r["rows"] * c.get("row_ns", 0.0) + r.get("max_row", 0) * c.get("max_row_ns", 0.0)) / 1e3 + bytes_of(r) / (
         c["rate_gbps"] * 1e3)
-    if m.get("gather_gbps"):
-        t += 64.0 * r.get("x_lines", 0) / (m["gather_gbps"] * 1e3)
+    gather = c.get("gather_gbps") or m.get("gather_gbps")
+    if gather:
+        t += 64.0 * r.get("x_lines", 0) / (gather * 1e3)
+    if c.get("sector_gbps"):
+        t += 32.0 * r.get("panel_sectors", 0) / (c["sector_gbps"] * 1e3)
     return t
 
 
@@ -138,13 +145,60 @@ def predict(m, r, ranks, cls, transport=None, gpus_per_host=8):
     return local, ex, max(local + (1 - overlap) * ex, m["multi_rank_floor_us"] + ex + after)
 
 
+ORDER_MARGIN = 0.02  # dist/matrix_order.cpp's order_trial_margin (model.hpp's)
+
+
+def requested_order(j):
+    """'auto' where the program's rule and trial chose the run's order (order_reason 'auto: ...'), else
+    the order the run was given ('requested'; runs before the default order: none)."""
+    return "auto" if j.get("order_reason", "requested").startswith("auto") else j.get("order", "none")
+
+
+def degree_figures(r):
+    t = r["trial"]
+    return {**r, "x_lines": t["degree_x_lines"], "panel_sectors": t["degree_panel_sectors"]}
+
+
+def predict_rank(m, r, ranks, transport, order):
+    """apps/model/machine.cpp's predict_rank(): (apply µs, order, format) of one rank, the none
+    candidate in the report's format (the selector's pick) where the trial figures list none."""
+    def cls(f):
+        return f if f in m["spmv"] else r["format"] if r["format"] in m["spmv"] else "general"
+
+    def one(fig, o, f):
+        return predict(m, fig, ranks, cls(f), transport)[2], o, f
+    if order == "degree":
+        return one(degree_figures(r), "degree", r["format"])
+    if order != "auto" or "trial" not in r:
+        return one(r, "none", r["format"])
+    best = min(one(r, "none", f) for f in (r["trial"]["none_formats"] or [r["format"]]))
+    if "panel" in r["trial"]["degree_formats"]:
+        d = one(degree_figures(r), "degree", "panel")
+        if d[0] < best[0] * (1 - ORDER_MARGIN):
+            best = d
+    return best
+
+
+def predict_run_detail(m, j):
+    """(apply µs: the slowest rank's, [(order, format) per rank]); None where the model cannot say
+    (an rcm order requested: the model has degree's figures only)."""
+    order = requested_order(j)
+    if order not in ("auto", "none", "degree") or (order == "degree" and any("trial" not in r for r in j["per_rank"])):
+        return None
+    if any(r["format"] not in m["spmv"] for r in j["per_rank"]):
+        return None
+    out = [predict_rank(m, r, j["ranks"], j["transport"], order) for r in j["per_rank"]]
+    return max(o[0] for o in out), [(o[1], o[2]) for o in out]
+
+
 def predict_run(m, j):
-    ranks = j["ranks"]
-    return max(predict(m, r, ranks, r["format"], j["transport"])[2] for r in j["per_rank"])
+    d = predict_run_detail(m, j)
+    return d[0] if d else float("nan")
 
 
 def errors(m, runs):
-    return [(predict_run(m, j) - j["apply_median_us"]) / j["apply_median_us"] for _, j in runs]
+    return [(predict_run(m, j) - j["apply_median_us"]) / j["apply_median_us"] for _, j in runs
+            if predict_run_detail(m, j)]
 
 
 # ---- fitting ---------------------------------------------------------------------------------------
@@ -217,32 +271,58 @@ def nnls(rows, target, sweeps=3000):
 
 
 ROW_FORMATS = ("csr", "ellr")
+# Panels gather x in column order within each panel: their own x_lines rate and a term for the
+# distinct sectors each panel reads (panel_sectors), fitted on the panel runs alone.
+SECTOR_FORMATS = ("panel",)
+
+
+def applied_figures(j, r):
+    """A rank's figures in the order the run applied (degree: the trial's degree figures)."""
+    return degree_figures(r) if j.get("order") == "degree" and "trial" in r else r
 
 
 def fit_one_gpu(runs, formats):
     """Each format's floor, row_ns and rate and the shared gather rate from the one-GPU applies:
-    linear in (floor, row_ns, 1 / rate, 1 / gather), fitted on the relative error (nnls)."""
-    one = [j for _, j in runs if j["ranks"] == 1]
-    cols = [(f, k) for f in formats for k in ("floor", "row", "byte", "max_row")] + [("*", "gather")]
+    linear in (floor, row_ns, 1 / rate, 1 / gather), fitted on the relative error (nnls); panels:
+    floor, 1 / rate, their own 1 / gather and 1 / sector rate."""
+    one = [j for _, j in runs if j["ranks"] == 1 and j.get("order", "none") in ("none", "degree")]
+    cols = []
+    for f in formats:
+        # (panels only run on blocks of 16 Mi nonzeros and more: hundreds of µs, no floor to tell)
+        cols += [(f, k) for k in (("byte", "gather", "sector") if f in SECTOR_FORMATS
+                                  else ("floor", "row", "byte", "max_row"))]
+    cols.append(("*", "gather"))
     rows, target = [], []
     for j in one:
-        r, t = j["per_rank"][0], j["apply_median_us"]
+        r, t = applied_figures(j, j["per_rank"][0]), j["apply_median_us"]
         x = [0.0] * len(cols)
-        base = cols.index((r["format"], "floor"))
-        x[base], x[base + 1], x[base + 2] = 1.0, r["rows"] / 1e3, bytes_of(r) / 1e3
-        # The longest row costs only where a row is one thread group's work (CSR, ELLPACK-R): panel
-        # splits long rows, HDIA has none; fitted there, it only told the matrices apart.
-        x[base + 3] = r.get("max_row", 0) / 1e3 if r["format"] in ROW_FORMATS else 0.0
-        x[-1] = 64.0 * r.get("x_lines", 0) / 1e3
+        f = r["format"]
+        if (f, "floor") in cols:
+            x[cols.index((f, "floor"))] = 1.0
+        x[cols.index((f, "byte"))] = bytes_of(r) / 1e3
+        if f in SECTOR_FORMATS:
+            x[cols.index((f, "gather"))] = 64.0 * r.get("x_lines", 0) / 1e3
+            x[cols.index((f, "sector"))] = 32.0 * r.get("panel_sectors", 0) / 1e3
+        else:
+            x[cols.index((f, "row"))] = r["rows"] / 1e3
+            # The longest row costs only where a row is one thread group's work (CSR, ELLPACK-R): panel
+            # splits long rows, HDIA has none; fitted there, it only told the matrices apart.
+            x[cols.index((f, "max_row"))] = r.get("max_row", 0) / 1e3 if f in ROW_FORMATS else 0.0
+            x[-1] = 64.0 * r.get("x_lines", 0) / 1e3
         rows.append([v / t for v in x])
         target.append(1.0)
     sol = nnls(rows, target)
+
+    def get(f, k):
+        return sol[cols.index((f, k))] if (f, k) in cols else 0.0
     spmv = {}
     for f in formats:
-        b = cols.index((f, "floor"))
         # A rate the runs cannot tell (their times all floor) is capped at 1e5 GB/s.
-        spmv[f] = {"floor_us": sol[b], "row_ns": sol[b + 1], "max_row_ns": sol[b + 3],
-                   "rate_gbps": min(1e5, 1.0 / max(sol[b + 2], 1e-12))}
+        spmv[f] = {"floor_us": get(f, "floor"), "row_ns": get(f, "row"), "max_row_ns": get(f, "max_row"),
+                   "rate_gbps": min(1e5, 1.0 / max(get(f, "byte"), 1e-12))}
+        if f in SECTOR_FORMATS:
+            spmv[f]["gather_gbps"] = min(1e6, 1.0 / max(get(f, "gather"), 1e-12))
+            spmv[f]["sector_gbps"] = min(1e6, 1.0 / max(get(f, "sector"), 1e-12))
     return spmv, (1.0 / sol[-1] if sol[-1] > 0 else 0.0)
 
 
@@ -288,7 +368,7 @@ def derive(runs):
     spmv = m["spmv"]
     if "hdia" in spmv:
         spmv["diagonal"] = dict(spmv["hdia"])
-    big = [spmv[f] for f in ("panel", "cusparse") if f in spmv] or list(spmv.values())
+    big = [spmv[f] for f in ("cusparse",) if f in spmv] or list(spmv.values())
     spmv["general"] = {k: statistics.median(c[k] for c in big) for k in ("floor_us", "row_ns", "max_row_ns", "rate_gbps")}
     for c in spmv.values():
         for k in c:
@@ -315,14 +395,16 @@ def model_source(source):
     return source if source.startswith("gen:") else str(MATRICES / pathlib.Path(source).name)
 
 
-def features(runs, cli, max_nnz, path, update):
+def features(runs, cli, max_nnz, path, update, recompute=True):
     """Attaches x_lines from the features file `path` to every run's ranks (where its halo figures are
     the report's). With --cli, first recomputes the runs up to max_nnz nonzeros (and with `update`
     writes them to `path`). Returns name -> True/False (recomputed, equal to the report or not)."""
     store = json.loads(path.read_text()) if path.exists() else {}
     groups = {}
     for name, j in runs:
-        if j["matrix"]["nnz"] <= max_nnz:
+        source, partition, seed = run_key(name, j)
+        if j["matrix"]["nnz"] <= max_nnz and (recompute or str(j["ranks"]) not in store.get(
+                f"{source}|{partition}|{seed}", {})):
             groups.setdefault(run_key(name, j), set()).add(j["ranks"])
     computed = set()
     for (source, partition, seed), ranks in sorted(groups.items(), key=lambda kv: str(kv[0])) if cli else []:
@@ -334,8 +416,9 @@ def features(runs, cli, max_nnz, path, update):
         out = json.loads(res[res.index("{\n"):])
         have = store.setdefault(key, {})
         for e in out["per_ranks"]:
-            fig = [{k: r[k] for k in ("rows", "nnz", "ghosts", "sends", "neighbours", "x_lines", "halo_nnz",
-                                       "max_row")}
+            fig = [{**{k: r[k] for k in ("rows", "nnz", "ghosts", "sends", "neighbours", "x_lines", "halo_nnz",
+                                         "max_row", "panel_sectors")},
+                    **({"trial": r["trial"]} if "trial" in r else {})}
                    for r in e["per_rank"]]
             if have.get(str(e["ranks"]), fig) != fig:
                 print(f"model_check.py: {key} at {e['ranks']} ranks differs from {path}", file=sys.stderr)
@@ -355,28 +438,46 @@ def features(runs, cli, max_nnz, path, update):
         if same:
             for f, r in zip(fig, j["per_rank"]):
                 r["x_lines"], r["halo_nnz"], r["max_row"] = f["x_lines"], f.get("halo_nnz", 0), f.get("max_row", 0)
-        if (key, j["ranks"]) in computed or not same:
-            halo[name] = same
+                r["panel_sectors"] = f.get("panel_sectors", 0)
+                if "trial" in f:
+                    r["trial"] = f["trial"]
+        halo[name] = same
     return halo
 
 
-def check(m, runs, outdir, halo):
+def check(m, runs, outdir, halo, machines=None):
+    """The table and JSON of every run's prediction. `machines`: a description per run name (--machine
+    auto: by the report's GPU), else `m` for all."""
     fit = m.get("fit_ranks")
-    rows = []
+    rows, skipped = [], []
     for name, j in runs:
-        p = predict_run(m, j)
+        mm = (machines or {}).get(name, m)
+        d = predict_run_detail(mm, j)
+        if d is None:
+            missing = sorted({r["format"] for r in j["per_rank"]} - set(mm["spmv"]))
+            why = (f"format {', '.join(missing)}: the description has no class for it" if missing else
+                   f"--order {j.get('order')} requested: the model has the read order's and degree's figures only")
+            skipped.append(f"{name} ({j['matrix']['source'].split('/')[-1]}, {j['ranks']} GPUs; {why})")
+            continue
+        p, chosen = d
         meas = j["apply_median_us"]
+        model_order = sorted({o for o, _ in chosen})
+        model_formats = sorted({f for _, f in chosen})
         rows.append({"run": name, "matrix": j["matrix"]["source"].split("/")[-1], "ranks": j["ranks"],
                      "partition": j["partition"], "transport": j["transport"],
                      "formats": ",".join(sorted(set(j["format_per_rank"]))), "revision": j["git_revision"],
+                     "order": j.get("order", "none"), "order_requested": requested_order(j),
+                     "model_order": ",".join(model_order), "model_formats": ",".join(model_formats),
                      "ghosts_max": max(r["ghosts"] for r in j["per_rank"]),
                      "neighbours_max": max(r["neighbours"] for r in j["per_rank"]),
                      "x_lines": all("x_lines" in r for r in j["per_rank"]),
+                     "machine": pathlib.Path(mm.get("file", "")).name if machines else None,
                      "measured_us": round(meas, 1), "predicted_us": round(p, 1), "error": round((p - meas) / meas, 4),
-                     "in_fit": (fit is None or j["ranks"] in fit) and name.split("/")[0] in m.get("fitted_on", [name.split("/")[0]]),
+                     "in_fit": (fit is None or j["ranks"] in fit) and name.split("/")[0] in mm.get("fitted_on", [name.split("/")[0]]),
                      "halo_recomputed": halo.get(name)})
     outdir.mkdir(parents=True, exist_ok=True)
-    (outdir / "model_check.json").write_text(json.dumps({"machine": m, "runs": rows}, indent=1) + "\n")
+    (outdir / "model_check.json").write_text(json.dumps({"machine": m, "runs": rows, "not_predicted": skipped},
+                                                        indent=1) + "\n")
 
     def summary(sel, what):
         if not sel:
@@ -388,21 +489,39 @@ def check(m, runs, outdir, halo):
     lines = [summary(rows, "All runs")]
     if not all(r["in_fit"] for r in rows):
         what = f"{','.join(map(str, fit))} GPUs of " if fit else ""
-        lines += [summary([r for r in rows if r["in_fit"]], f"In the fit ({what}{', '.join(m['fitted_on'])})"),
+        lines += [summary([r for r in rows if r["in_fit"]], f"In the fit ({what}{', '.join(m.get('fitted_on', []))})"),
                   summary([r for r in rows if not r["in_fit"]], "Out of sample (the others, marked (out))")]
-    lines += ["", "| run | matrix | P | partition | transport | formats | ghosts max | nb max | measured µs | "
-              "predicted µs | error | halo = model |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    auto = [r for r in rows if r["order_requested"] == "auto"]
+    if auto:
+        same = sum(r["model_order"] == r["order"] and r["model_formats"] == r["formats"] for r in auto)
+        lines.append(f"Order and format as the runs kept them (--order auto): {same} of {len(auto)}.")
+    if skipped:
+        lines.append("Not predicted: " + "; ".join(skipped) + ".")
+    lines += ["", "| run | matrix | P | partition | transport | order (run / model) | formats (run / model) | "
+              "ghosts max | nb max | measured µs | predicted µs | error | halo = model |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in sorted(rows, key=lambda r: (r["matrix"], r["ranks"], r["run"])):
         flag = "" if abs(r["error"]) <= 0.15 else " **"
         h = {True: "yes", False: "NO", None: ""}[r["halo_recomputed"]]
         note = "" if r["x_lines"] else " (no x_lines)"
         fitted = "" if r["in_fit"] else " (out)"
+        order = r["order"] if r["order_requested"] != "auto" else f"auto: {r['order']} / {r['model_order']}"
+        formats = r["formats"] if r["formats"] == r["model_formats"] else f"{r['formats']} / {r['model_formats']}"
         lines.append(f"| {r['run']}{fitted} | {r['matrix']} | {r['ranks']} | {r['partition']} | {r['transport']} | "
-                     f"{r['formats']}{note} | {r['ghosts_max']} | {r['neighbours_max']} | {r['measured_us']} | "
+                     f"{order} | {formats}{note} | {r['ghosts_max']} | {r['neighbours_max']} | {r['measured_us']} | "
                      f"{r['predicted_us']} | {100 * r['error']:+.1f}%{flag} | {h} |")
     text = "\n".join(lines) + "\n"
     (outdir / "table.md").write_text(text)
     return text
+
+
+def machine_for(j):
+    """--machine auto: the committed description of the report's GPU."""
+    gpu = j.get("gpu", "")
+    name = "h200_ib" if "H200" in gpu else "h100_ib" if "H100" in gpu else None
+    if name is None:
+        sys.exit(f"model_check.py: no description for GPU '{gpu}' (pass --machine)")
+    return REPO / "jobs/machines" / f"{name}.json"
 
 
 def main():
@@ -410,25 +529,35 @@ def main():
     ap.add_argument("what", choices=["derive", "check"])
     ap.add_argument("inputs", nargs="*")
     ap.add_argument("-o", "--output")
-    ap.add_argument("--machine", default=str(REPO / "jobs/machines/h100_ib.json"))
-    ap.add_argument("--cli", help="distspmv binary: compute missing features, compare the halo with the reports")
+    ap.add_argument("--machine", default="auto", help="description JSON; auto: by each report's GPU (jobs/machines/)")
+    ap.add_argument("--cli", help="distspmv binary: compute missing features, compare the halo with the reports "
+                                  "(default: build/model/apps/distspmv where it exists)")
+    ap.add_argument("--recompute", action="store_true",
+                    help="--cli: recompute every run's features (default: only those the features file lacks)")
     ap.add_argument("--max-nnz", type=float, default=3e8, help="--cli: recompute runs up to this many nonzeros")
     ap.add_argument("--features", default=str(FEATURES), help="the per-rank figures of the runs' matrices (JSON)")
     ap.add_argument("--update-features", action="store_true", help="--cli: write what was computed to --features")
     ap.add_argument("--fit-ranks", help="derive: fit only the runs of these rank counts (e.g. 1,2)")
     ap.add_argument("--header", default="", help="derive: the description's 'description' field")
+    ap.add_argument("--only", help="only the runs whose name (FOLDER/RUN) matches this regular expression")
     a = ap.parse_intermixed_args()
     runs = load(a.inputs or RUNS)
+    if a.only:
+        runs = [(n, j) for n, j in runs if re.search(a.only, n)]
     if not runs:
         sys.exit("model_check.py: no usable runs in the inputs")
-    halo = features(runs, a.cli, a.max_nnz, pathlib.Path(a.features), a.update_features)
+    cli = a.cli
+    if cli is None and (REPO / "build/model/apps/distspmv").exists():
+        cli = str(REPO / "build/model/apps/distspmv")
+    halo = features(runs, cli, a.max_nnz, pathlib.Path(a.features), a.update_features, a.recompute)
     if a.what == "derive":
         fit_ranks = sorted(int(p) for p in a.fit_ranks.split(",")) if a.fit_ranks else None
         fitted = [(n, j) for n, j in runs if fit_ranks is None or j["ranks"] in fit_ranks]
         m = derive(fitted)
         m = {"description": a.header or "fitted by jobs/model_check.py derive", **m,
              "rounded": "floors and latencies in us, row_ns in ns per row, max_row_ns in ns per entry of the longest row, rates and bandwidths in GB/s; rate: "
-                        "CSR-equivalent bytes (nnz * 12 + rows * 24) per second; gather: 64-byte x lines per second",
+                        "CSR-equivalent bytes (nnz * 12 + rows * 24) per second; gather: 64-byte x lines per second; "
+                        "sector (panel): 32-byte x sectors distinct within each panel per second",
              "fitted_on": sorted({n.split('/')[0] for n, _ in fitted})}
         if fit_ranks:
             m["fit_ranks"] = fit_ranks
@@ -437,8 +566,17 @@ def main():
         errs = errors(m, fitted)
         print(f"fit: {sum(abs(e) <= 0.15 for e in errs)} of {len(errs)} runs within 15%", file=sys.stderr)
         return
-    m = json.loads(pathlib.Path(a.machine).read_text())
-    print(check(m, runs, pathlib.Path(a.output or "."), halo))
+    machines = None
+    if a.machine == "auto":
+        files = {name: machine_for(j) for name, j in runs}
+        loaded = {f: {**json.loads(f.read_text()), "file": str(f.relative_to(REPO))} for f in set(files.values())}
+        machines = {name: loaded[f] for name, f in files.items()}
+        m = next(iter(loaded.values())) if len(loaded) == 1 else {"descriptions": sorted(str(f) for f in loaded)}
+        if len(loaded) == 1:
+            machines = None
+    else:
+        m = json.loads(pathlib.Path(a.machine).read_text())
+    print(check(m, runs, pathlib.Path(a.output or "."), halo, machines))
 
 
 if __name__ == "__main__":
