@@ -11,6 +11,8 @@
 #include <functional>
 #include <limits>
 #include <set>
+#include <tuple>
+#include <utility>
 #include <nlohmann/json.hpp>
 
 #include "apps/commands.hpp"
@@ -84,6 +86,32 @@ timing time_collective(MPI_Comm comm, backend where, cuda_stream_t stream, int w
   if (!mine.empty())
     DSPMV_MPI_CHECK(MPI_Allreduce(mine.data(), t.slowest_us.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_MAX, comm));
   return t;
+}
+
+/// Two products on this rank timed in one loop, alternately, each as time_collective times one
+/// (events around one product, then a synchronisation), the first of each pair alternating.
+/// Products of 6-15 us are mostly launch, whose cost drifts between separate loops by up to 12%
+/// (jobs/results/2026-11-28_h200_gpu_order); alternated, the drift falls on both alike, so their
+/// ratio can resolve a few percent. Returns the medians (us) of a and of b.
+std::pair<double, double> time_alternately(cuda_stream_t stream, int warmup, int iters, const std::function<void()>& a,
+                                           const std::function<void()>& b) {
+  auto start = dist::gpu::make_event(true), stop = dist::gpu::make_event(true);
+  auto once = [&](const std::function<void()>& op) {
+    dist::gpu::record(start.get(), stream);
+    op();
+    dist::gpu::record(stop.get(), stream);
+    dist::gpu::synchronize(stream);
+    return 1e3 * dist::gpu::elapsed_ms(start.get(), stop.get());
+  };
+  std::vector<double> ta, tb;
+  for (int i = 0; i < warmup + iters; ++i) {
+    const bool a_first = i % 2 == 0;
+    const double first = once(a_first ? a : b), second = once(a_first ? b : a);
+    if (i < warmup) continue;
+    ta.push_back(a_first ? first : second);
+    tb.push_back(a_first ? second : first);
+  }
+  return {median(ta), median(tb)};
 }
 
 struct spread {
@@ -168,16 +196,20 @@ double check_product(distributed_matrix<V>& m, const run_options& o, const io::s
 /// columns first, then the ghost columns compressed in ascending caller id), in two numberings:
 /// the caller's (owned rows and columns in ascending caller id) and ours (the partitioned order,
 /// after --order). With the caller's relative order kept (--order none on one rank or the block
-/// partition), both are the same block, timed once. NaN and a note where not measured.
+/// partition), both are the same block, timed once. Each is timed alternately with our local
+/// product (`local_product`), whose time beside it is the ratio's denominator. NaN and a note
+/// where not measured.
 struct vendor_times {
   double caller_order_us = std::numeric_limits<double>::quiet_NaN();
   double same_order_us = std::numeric_limits<double>::quiet_NaN();
+  double ours_beside_caller_us = std::numeric_limits<double>::quiet_NaN();  ///< our local product in the same loop
+  double ours_beside_same_us = std::numeric_limits<double>::quiet_NaN();
   std::string note;
 };
 
 template <typename V>
 vendor_times time_cusparse_blocks(const distributed_matrix<V>& m, const run_options& o, const io::source_options& so,
-                                  cuda_stream_t stream, int warmup, int iters) {
+                                  cuda_stream_t stream, int warmup, int iters, const std::function<void()>& local_product) {
   vendor_times t;
   const auto& ids = m.owned_caller_ids();
   const auto n = static_cast<global_index_type>(ids.size());
@@ -243,18 +275,16 @@ vendor_times time_cusparse_blocks(const distributed_matrix<V>& m, const run_opti
   };
   const global_index_type cols = n + static_cast<global_index_type>(ghosts.size());
 
+  // cuSPARSE's time and ours beside it.
   auto time_block = [&](csr_matrix<V, index_type>&& block) {
     const auto op = make_operator<V>("cusparse", std::move(block), backend::cuda);
     device_storage mem;
     const V* x = static_cast<const V*>(mem.upload(std::vector<V>(static_cast<std::size_t>(cols), V(0.5))));
     V* y = static_cast<V*>(mem.allocate_bytes(static_cast<std::size_t>(n) * sizeof(V)));
-    // Timed as the local SpMV is (time_collective: one product between two events, then a
-    // synchronisation), so that launch latency counts on both sides; back to back
-    // (time_on_device) it would hide behind the previous product, which made cuSPARSE look 10-30%
-    // faster on blocks of 10-20 µs.
-    return median(time_collective(MPI_COMM_SELF, backend::cuda, stream, warmup, iters,
-                                  [&] { op->apply(V(1), x, V(0), y, stream); })
-                      .slowest_us);
+    // Timed as the local SpMV is (one product between two events, then a synchronisation), so
+    // that launch latency counts on both sides; back to back (time_on_device) it would hide
+    // behind the previous product, which made cuSPARSE look 10-30% faster on blocks of 10-20 µs.
+    return time_alternately(stream, warmup, iters, [&] { op->apply(V(1), x, V(0), y, stream); }, local_product);
   };
   // Our order: owned row k is caller row ids[k]; owned columns follow the rows.
   std::vector<index_type> ours(static_cast<std::size_t>(n));  // caller position -> partitioned position
@@ -288,9 +318,12 @@ vendor_times time_cusparse_blocks(const distributed_matrix<V>& m, const run_opti
     }
     return b;
   };
-  t.caller_order_us = time_block(make_block(false));
+  std::tie(t.caller_order_us, t.ours_beside_caller_us) = time_block(make_block(false));
   const bool same = std::is_sorted(ids.begin(), ids.end());  // the caller's relative order kept
-  t.same_order_us = same ? t.caller_order_us : time_block(make_block(true));
+  if (same)
+    std::tie(t.same_order_us, t.ours_beside_same_us) = std::pair{t.caller_order_us, t.ours_beside_caller_us};
+  else
+    std::tie(t.same_order_us, t.ours_beside_same_us) = time_block(make_block(true));
   return t;
 }
 
@@ -444,7 +477,10 @@ int run_typed(const run_options& o) {
   // cuSPARSE CSR on the same rows, in the caller's order and in ours (CUDA backend).
   vendor_times vendor;
   const bool vendor_asked = cuda && o.vs_cusparse;
-  if (vendor_asked) dist::collective_try(world, [&] { vendor = time_cusparse_blocks(m, o, so, stream, warmup, iters); });
+  if (vendor_asked)  // (our local product involves no other rank: each rank times it beside its own cuSPARSE)
+    dist::collective_try(world, [&] {
+      vendor = time_cusparse_blocks(m, o, so, stream, warmup, iters, [&] { m.apply_local_only(V(1), x, V(0), y, stream); });
+    });
   auto us_record = [](double us) { return std::isnan(us) ? std::int64_t{-1} : static_cast<std::int64_t>(1000 * us); };
   const double model_bytes = csr_model_bytes<V>(m.global_rows(), m.global_rows(), m.global_nnz(), false);
   const double gflops = apply_us > 0 ? 2.0 * m.global_nnz() / (apply_us * 1e3) : 0;
@@ -477,7 +513,8 @@ int run_typed(const run_options& o) {
                                        s.neighbours, static_cast<std::int64_t>(1000 * t_local.my_median_us),
                                        static_cast<std::int64_t>(1000 * t_comm.my_median_us),
                                        static_cast<std::int64_t>(1000 * t_apply.my_median_us),
-                                       us_record(vendor.caller_order_us), us_record(vendor.same_order_us)},
+                                       us_record(vendor.caller_order_us), us_record(vendor.same_order_us),
+                                       us_record(vendor.ours_beside_caller_us), us_record(vendor.ours_beside_same_us)},
                                       world);
   // The same on every rank (the options are), so the collective is skipped alike.
   const auto vendor_notes = vendor_asked ? dist::allgather(vendor.note, world) : std::vector<std::string>{};
@@ -510,9 +547,9 @@ int run_typed(const run_options& o) {
     fmt::print("  host time to enqueue one apply {:.1f} us (median; max over ranks)\n", apply_host_us);
     fmt::print("  apply as a CUDA graph: {} (rank 0 launched {} so far)\n", graphs, m.graph_launches());
   }
-  // The ratios: cuSPARSE's time over our local product's (the apply without the exchange; on one
-  // rank the apply), the slowest rank of each; > 1 means faster than cuSPARSE.
-  double cusparse_caller_us = 0, cusparse_same_us = 0;
+  // The ratios: cuSPARSE's time over our local product's (the apply without the exchange) timed
+  // beside it, the slowest rank of each; > 1 means faster than cuSPARSE.
+  double cusparse_caller_us = 0, cusparse_same_us = 0, ours_caller_us = 0, ours_same_us = 0;
   std::string vendor_note;
   for (int r = 0; vendor_asked && r < ranks; ++r) {
     if (records[r][10] < 0 && records[r][0] > 0) {
@@ -522,17 +559,21 @@ int run_typed(const run_options& o) {
     }
     cusparse_caller_us = std::max(cusparse_caller_us, records[r][10] / 1e3);
     cusparse_same_us = std::max(cusparse_same_us, records[r][11] / 1e3);
+    ours_caller_us = std::max(ours_caller_us, records[r][12] / 1e3);
+    ours_same_us = std::max(ours_same_us, records[r][13] / 1e3);
   }
-  const bool have_vendor = vendor_asked && !std::isnan(cusparse_caller_us) && cusparse_caller_us > 0 && local_us > 0;
-  const double vs_caller = have_vendor ? cusparse_caller_us / local_us : std::numeric_limits<double>::quiet_NaN();
-  const double vs_same = have_vendor ? cusparse_same_us / local_us : std::numeric_limits<double>::quiet_NaN();
+  const bool have_vendor = vendor_asked && !std::isnan(cusparse_caller_us) && cusparse_caller_us > 0 &&
+                           ours_caller_us > 0 && ours_same_us > 0;
+  const double vs_caller = have_vendor ? cusparse_caller_us / ours_caller_us : std::numeric_limits<double>::quiet_NaN();
+  const double vs_same = have_vendor ? cusparse_same_us / ours_same_us : std::numeric_limits<double>::quiet_NaN();
   if (have_vendor && q.order == "none" && cusparse_caller_us == cusparse_same_us)
-    fmt::print("  vs cuSPARSE CSR on the same rows: {:.1f} us, {:.2f}x (cuSPARSE / local SpMV, slowest rank)\n",
-               cusparse_caller_us, vs_caller);
+    fmt::print("  vs cuSPARSE CSR on the same rows: {:.1f} us, {:.2f}x (cuSPARSE / local SpMV {:.1f} us timed "
+               "alternately with it, slowest rank)\n",
+               cusparse_caller_us, vs_caller, ours_caller_us);
   else if (have_vendor)
     fmt::print("  vs cuSPARSE CSR on the same rows: caller's order {:.1f} us, {:.2f}x; our order ({}) {:.1f} us, "
-               "{:.2f}x (cuSPARSE / local SpMV, slowest rank)\n",
-               cusparse_caller_us, vs_caller, q.order, cusparse_same_us, vs_same);
+               "{:.2f}x (cuSPARSE / local SpMV {:.1f} us timed alternately with each, slowest rank)\n",
+               cusparse_caller_us, vs_caller, q.order, cusparse_same_us, vs_same, ours_same_us);
   else if (vendor_asked)
     fmt::print("  vs cuSPARSE: not measured ({})\n", vendor_note);
   if (has_comm)
@@ -574,6 +615,7 @@ int run_typed(const run_options& o) {
       j["cusparse_same_order_us"] = number(have_vendor ? cusparse_same_us : none);
       j["vs_cusparse_caller_order"] = number(vs_caller);
       j["vs_cusparse_same_order"] = number(vs_same);
+      j["local_beside_cusparse_us"] = number(have_vendor ? ours_same_us : none);
       if (!have_vendor) j["cusparse_note"] = vendor_note;
     }
     if (o.check) j["max_rel_error"] = max_rel_error;
@@ -588,9 +630,10 @@ int run_typed(const run_options& o) {
       if (vendor_asked && v[10] >= 0) {
         e["cusparse_caller_order_us"] = v[10] / 1e3;
         e["cusparse_same_order_us"] = v[11] / 1e3;
-        if (v[7] > 0) {
-          e["vs_cusparse_caller_order"] = static_cast<double>(v[10]) / static_cast<double>(v[7]);
-          e["vs_cusparse_same_order"] = static_cast<double>(v[11]) / static_cast<double>(v[7]);
+        e["local_beside_cusparse_us"] = v[13] / 1e3;
+        if (v[12] > 0 && v[13] > 0) {
+          e["vs_cusparse_caller_order"] = static_cast<double>(v[10]) / static_cast<double>(v[12]);
+          e["vs_cusparse_same_order"] = static_cast<double>(v[11]) / static_cast<double>(v[13]);
         }
       }
     }
