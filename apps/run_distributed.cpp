@@ -204,6 +204,7 @@ struct vendor_times {
   double same_order_us = std::numeric_limits<double>::quiet_NaN();
   double ours_beside_caller_us = std::numeric_limits<double>::quiet_NaN();  ///< our local product in the same loop
   double ours_beside_same_us = std::numeric_limits<double>::quiet_NaN();
+  double caller_order_alone_us = std::numeric_limits<double>::quiet_NaN();  ///< in a loop of its own, as before bbb1ae8
   std::string note;
 };
 
@@ -284,7 +285,9 @@ vendor_times time_cusparse_blocks(const distributed_matrix<V>& m, const run_opti
     // Timed as the local SpMV is (one product between two events, then a synchronisation), so
     // that launch latency counts on both sides; back to back (time_on_device) it would hide
     // behind the previous product, which made cuSPARSE look 10-30% faster on blocks of 10-20 µs.
-    return time_alternately(stream, warmup, iters, [&] { op->apply(V(1), x, V(0), y, stream); }, local_product);
+    auto vendor = [&] { op->apply(V(1), x, V(0), y, stream); };
+    const double alone = median(time_collective(MPI_COMM_SELF, backend::cuda, stream, warmup, iters, vendor).slowest_us);
+    return std::tuple_cat(time_alternately(stream, warmup, iters, vendor, local_product), std::tuple{alone});
   };
   // Our order: owned row k is caller row ids[k]; owned columns follow the rows.
   std::vector<index_type> ours(static_cast<std::size_t>(n));  // caller position -> partitioned position
@@ -318,12 +321,12 @@ vendor_times time_cusparse_blocks(const distributed_matrix<V>& m, const run_opti
     }
     return b;
   };
-  std::tie(t.caller_order_us, t.ours_beside_caller_us) = time_block(make_block(false));
+  std::tie(t.caller_order_us, t.ours_beside_caller_us, t.caller_order_alone_us) = time_block(make_block(false));
   const bool same = std::is_sorted(ids.begin(), ids.end());  // the caller's relative order kept
   if (same)
     std::tie(t.same_order_us, t.ours_beside_same_us) = std::pair{t.caller_order_us, t.ours_beside_caller_us};
   else
-    std::tie(t.same_order_us, t.ours_beside_same_us) = time_block(make_block(true));
+    std::tie(t.same_order_us, t.ours_beside_same_us, std::ignore) = time_block(make_block(true));
   return t;
 }
 
@@ -514,7 +517,8 @@ int run_typed(const run_options& o) {
                                        static_cast<std::int64_t>(1000 * t_comm.my_median_us),
                                        static_cast<std::int64_t>(1000 * t_apply.my_median_us),
                                        us_record(vendor.caller_order_us), us_record(vendor.same_order_us),
-                                       us_record(vendor.ours_beside_caller_us), us_record(vendor.ours_beside_same_us)},
+                                       us_record(vendor.ours_beside_caller_us), us_record(vendor.ours_beside_same_us),
+                                       us_record(vendor.caller_order_alone_us)},
                                       world);
   // The same on every rank (the options are), so the collective is skipped alike.
   const auto vendor_notes = vendor_asked ? dist::allgather(vendor.note, world) : std::vector<std::string>{};
@@ -549,7 +553,7 @@ int run_typed(const run_options& o) {
   }
   // The ratios: cuSPARSE's time over our local product's (the apply without the exchange) timed
   // beside it, the slowest rank of each; > 1 means faster than cuSPARSE.
-  double cusparse_caller_us = 0, cusparse_same_us = 0, ours_caller_us = 0, ours_same_us = 0;
+  double cusparse_caller_us = 0, cusparse_same_us = 0, ours_caller_us = 0, ours_same_us = 0, cusparse_alone_us = 0;
   std::string vendor_note;
   for (int r = 0; vendor_asked && r < ranks; ++r) {
     if (records[r][10] < 0 && records[r][0] > 0) {
@@ -561,11 +565,14 @@ int run_typed(const run_options& o) {
     cusparse_same_us = std::max(cusparse_same_us, records[r][11] / 1e3);
     ours_caller_us = std::max(ours_caller_us, records[r][12] / 1e3);
     ours_same_us = std::max(ours_same_us, records[r][13] / 1e3);
+    cusparse_alone_us = std::max(cusparse_alone_us, records[r][14] / 1e3);
   }
   const bool have_vendor = vendor_asked && !std::isnan(cusparse_caller_us) && cusparse_caller_us > 0 &&
                            ours_caller_us > 0 && ours_same_us > 0;
   const double vs_caller = have_vendor ? cusparse_caller_us / ours_caller_us : std::numeric_limits<double>::quiet_NaN();
   const double vs_same = have_vendor ? cusparse_same_us / ours_same_us : std::numeric_limits<double>::quiet_NaN();
+  // The same ratio from two loops of their own (cuSPARSE's, and the local SpMV's above).
+  const double vs_alone = have_vendor ? cusparse_alone_us / local_us : std::numeric_limits<double>::quiet_NaN();
   if (have_vendor && q.order == "none" && cusparse_caller_us == cusparse_same_us)
     fmt::print("  vs cuSPARSE CSR on the same rows: {:.1f} us, {:.2f}x (cuSPARSE / local SpMV {:.1f} us timed "
                "alternately with it, slowest rank)\n",
@@ -576,6 +583,9 @@ int run_typed(const run_options& o) {
                cusparse_caller_us, vs_caller, q.order, cusparse_same_us, vs_same, ours_same_us);
   else if (vendor_asked)
     fmt::print("  vs cuSPARSE: not measured ({})\n", vendor_note);
+  if (have_vendor)
+    fmt::print("    timed in loops of their own instead: cuSPARSE {:.1f} us, {:.2f}x the local SpMV's {:.1f} us\n",
+               cusparse_alone_us, vs_alone, local_us);
   if (has_comm)
     fmt::print("  overlap efficiency {:.2f} ((local + exchange - apply) / min(local, exchange))\n", overlap);
   fmt::print("  {:.1f} GFLOP/s, {:.0f} GB/s effective per {} (CSR byte model){}\n", gflops, gbps_per_gpu,
@@ -616,6 +626,8 @@ int run_typed(const run_options& o) {
       j["vs_cusparse_caller_order"] = number(vs_caller);
       j["vs_cusparse_same_order"] = number(vs_same);
       j["local_beside_cusparse_us"] = number(have_vendor ? ours_same_us : none);
+      j["cusparse_alone_us"] = number(have_vendor ? cusparse_alone_us : none);
+      j["vs_cusparse_alone"] = number(vs_alone);
       if (!have_vendor) j["cusparse_note"] = vendor_note;
     }
     if (o.check) j["max_rel_error"] = max_rel_error;
