@@ -1,12 +1,8 @@
 // The halo at P ranks without P processes (model.hpp): the pattern, the read ranges, the
 // partitioners of a real run, and per rank the figures its halo plan would report.
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <numeric>
-#include <unordered_map>
-
-#include <fmt/format.h>
 
 #include "apps/model/model.hpp"
 #include "common/csr_matrix.hpp"
@@ -15,6 +11,7 @@
 #include "io/row_split.hpp"
 #include "local_kernels/format_selector.hpp"
 #include "local_kernels/panel/panel.hpp"
+#include "partition/locality.hpp"
 #include "partition/ordering.hpp"
 #include "partition/partition.hpp"
 
@@ -59,72 +56,30 @@ std::vector<global_index_type> read_ranges(const pattern& a, int ranks) {
   return b;
 }
 
-namespace {
-// dist/setup/order.hpp's constants (that header needs MPI; tests/apps/model_test.cpp checks that
-// the rule here is the ranks').
-constexpr global_index_type sample_rows = 65536;
-constexpr std::size_t top_diagonals = 64;
-constexpr offset_type tile_entries = 2048;
-constexpr double local_sector_ratio = 0.2;
-global_index_type near_window(global_index_type rows) {
-  return std::max<global_index_type>(1, std::min<global_index_type>(4096, rows / 32));
-}
-}  // namespace
-
 order_rule sample_order_rule(const pattern& a, int ranks) {
-  order_rule rule;
+  // Each rank's sample as the setup takes it (the first sample_rows rows of its read range, global
+  // columns), summed as choose_order sums them, judged by the same rule.
+  partition::locality_sample sum;
   const auto ranges = read_ranges(a, ranks);
-  const global_index_type window = near_window(a.rows);
-  const offset_type sectors = std::max<offset_type>(1, (a.rows + 3) / 4);
-  const double keep = 1.0 - 1.0 / static_cast<double>(sectors);
   for (int q = 0; q < ranks; ++q) {
-    const global_index_type first = ranges[q], end = std::min(ranges[q + 1], first + sample_rows);
-    std::unordered_map<global_index_type, offset_type> per_diagonal;
-    for (global_index_type i = first; i < end; ++i)
-      for (offset_type e = a.row_ptr[i]; e < a.row_ptr[i + 1]; ++e) {
-        const global_index_type d = a.col[e] - i;
-        ++rule.entries;
-        if (std::abs(d) <= window) ++rule.near_diagonal;
-        ++per_diagonal[d];
-      }
-    std::vector<global_index_type> tile;
-    const auto close_tile = [&] {
-      if (tile.empty()) return;
-      std::sort(tile.begin(), tile.end());
-      rule.tile_sectors += std::unique(tile.begin(), tile.end()) - tile.begin();
-      const double n = static_cast<double>(tile.size());
-      rule.random_sectors_x1000 +=
-          static_cast<offset_type>(1000.0 * static_cast<double>(sectors) * (1.0 - std::pow(keep, n)));
-      tile.clear();
-    };
-    for (offset_type k = a.row_ptr[first]; k < a.row_ptr[end]; ++k) {
-      tile.push_back(a.col[k] / 4);
-      if (static_cast<offset_type>(tile.size()) == tile_entries) close_tile();
-    }
-    close_tile();
-    std::vector<offset_type> counts;
-    counts.reserve(per_diagonal.size());
-    for (const auto& [d, c] : per_diagonal) counts.push_back(c);
-    const std::size_t top = std::min(counts.size(), top_diagonals);
-    std::partial_sort(counts.begin(), counts.begin() + static_cast<std::ptrdiff_t>(top), counts.end(),
-                      std::greater<offset_type>());
-    for (std::size_t i = 0; i < top; ++i) rule.on_top_diagonals += counts[i];
+    const global_index_type first = ranges[q];
+    const global_index_type end = std::min(ranges[q + 1], first + partition::locality_sample::sample_rows);
+    csr_matrix<double> slice;
+    slice.rows = end - first;
+    slice.cols = a.rows;
+    slice.row_ptr.assign(a.row_ptr.begin() + first, a.row_ptr.begin() + end + 1);
+    for (auto& k : slice.row_ptr) k -= a.row_ptr[first];
+    slice.col_idx.assign(a.col.begin() + a.row_ptr[first], a.col.begin() + a.row_ptr[end]);
+    sum += partition::sample_locality(slice, first, a.rows);
   }
-  if (rule.entries == 0) {
-    rule.reason = "no entries sampled: none";
-    return rule;
-  }
-  const double n = static_cast<double>(rule.entries);
-  const double near = static_cast<double>(rule.near_diagonal) / n, diagonals = static_cast<double>(rule.on_top_diagonals) / n;
-  const double ratio = rule.random_sectors_x1000 > 0 ? 1000.0 * static_cast<double>(rule.tile_sectors) /
-                                                           static_cast<double>(rule.random_sectors_x1000)
-                                                     : 0.0;
-  rule.local = near >= 0.9 || diagonals >= 0.9 || ratio <= local_sector_ratio;
-  rule.reason = fmt::format("{:.0f}% of the sample within {} of the diagonal, {:.0f}% on the {} most used diagonals, "
-                            "sector ratio {:.2f}: {}",
-                            100 * near, window, 100 * diagonals, top_diagonals, ratio,
-                            rule.local ? "local, none" : "not local, trial");
-  return rule;
+  const auto verdict = partition::judge_locality(sum);
+  return {sum.entries,
+          sum.near_diagonal,
+          sum.on_top_diagonals,
+          sum.tile_sectors,
+          sum.random_sectors_x1000,
+          verdict.local,
+          verdict.reason + (verdict.local ? ": local, none" : ": not local, trial")};
 }
 
 struct partitioner::graph_holder {

@@ -72,8 +72,9 @@ struct rank_figures {
 /// smaller block is predicted from x_lines).
 constexpr offset_type panel_figures_nnz = offset_type{1} << 20;
 
-/// `--order auto`'s sample rule at P ranks (dist/setup/order.cpp: sample_locality on the first
-/// sample_rows rows of each rank's read range, summed as choose_order sums them).
+/// `--order auto`'s sample rule at P ranks: partition/locality.hpp's sample_locality on the first
+/// sample_rows rows of each rank's read range, summed as dist's choose_order sums them, and
+/// judge_locality on the sum.
 struct order_rule {
   offset_type entries = 0, near_diagonal = 0, on_top_diagonals = 0, tile_sectors = 0, random_sectors_x1000 = 0;
   bool local = true;  ///< the numbering is already local: none, no trial
