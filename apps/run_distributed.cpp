@@ -197,20 +197,26 @@ double check_product(distributed_matrix<V>& m, const run_options& o, const io::s
 /// the caller's (owned rows and columns in ascending caller id) and ours (the partitioned order,
 /// after --order). With the caller's relative order kept (--order none on one rank or the block
 /// partition), both are the same block, timed once. Each is timed alternately with our local
-/// product (`local_product`), whose time beside it is the ratio's denominator. NaN and a note
-/// where not measured.
+/// product (`local_product`), whose time beside it is the ratio's denominator. Where
+/// `graph_product` is given (one rank: our whole apply, a CUDA graph) and one cuSPARSE call takes
+/// under 50 us, cuSPARSE is also captured in a CUDA graph and timed alternately with it, so that
+/// kernel speed and the launch that a graph saves are told apart. NaN and a note where not
+/// measured.
 struct vendor_times {
   double caller_order_us = std::numeric_limits<double>::quiet_NaN();
   double same_order_us = std::numeric_limits<double>::quiet_NaN();
   double ours_beside_caller_us = std::numeric_limits<double>::quiet_NaN();  ///< our local product in the same loop
   double ours_beside_same_us = std::numeric_limits<double>::quiet_NaN();
   double caller_order_alone_us = std::numeric_limits<double>::quiet_NaN();  ///< in a loop of its own, as before bbb1ae8
+  double caller_order_graph_us = std::numeric_limits<double>::quiet_NaN();  ///< captured in a CUDA graph
+  double ours_beside_graph_us = std::numeric_limits<double>::quiet_NaN();   ///< our apply (a graph) beside it
   std::string note;
 };
 
 template <typename V>
 vendor_times time_cusparse_blocks(const distributed_matrix<V>& m, const run_options& o, const io::source_options& so,
-                                  cuda_stream_t stream, int warmup, int iters, const std::function<void()>& local_product) {
+                                  cuda_stream_t stream, int warmup, int iters, const std::function<void()>& local_product,
+                                  const std::function<void()>& graph_product) {
   vendor_times t;
   const auto& ids = m.owned_caller_ids();
   const auto n = static_cast<global_index_type>(ids.size());
@@ -276,8 +282,8 @@ vendor_times time_cusparse_blocks(const distributed_matrix<V>& m, const run_opti
   };
   const global_index_type cols = n + static_cast<global_index_type>(ghosts.size());
 
-  // cuSPARSE's time and ours beside it.
-  auto time_block = [&](csr_matrix<V, index_type>&& block) {
+  // cuSPARSE's time and ours beside it, cuSPARSE's alone; in a CUDA graph where `in_graph`.
+  auto time_block = [&](csr_matrix<V, index_type>&& block, bool in_graph) {
     const auto op = make_operator<V>("cusparse", std::move(block), backend::cuda);
     device_storage mem;
     const V* x = static_cast<const V*>(mem.upload(std::vector<V>(static_cast<std::size_t>(cols), V(0.5))));
@@ -287,6 +293,11 @@ vendor_times time_cusparse_blocks(const distributed_matrix<V>& m, const run_opti
     // behind the previous product, which made cuSPARSE look 10-30% faster on blocks of 10-20 µs.
     auto vendor = [&] { op->apply(V(1), x, V(0), y, stream); };
     const double alone = median(time_collective(MPI_COMM_SELF, backend::cuda, stream, warmup, iters, vendor).slowest_us);
+    if (in_graph && graph_product && alone < 50) {
+      if (const auto graph = dist::gpu::capture(stream, vendor))  // (null where cuSPARSE cannot be captured)
+        std::tie(t.caller_order_graph_us, t.ours_beside_graph_us) =
+            time_alternately(stream, warmup, iters, [&] { dist::gpu::launch(graph.get(), stream); }, graph_product);
+    }
     return std::tuple_cat(time_alternately(stream, warmup, iters, vendor, local_product), std::tuple{alone});
   };
   // Our order: owned row k is caller row ids[k]; owned columns follow the rows.
@@ -321,12 +332,12 @@ vendor_times time_cusparse_blocks(const distributed_matrix<V>& m, const run_opti
     }
     return b;
   };
-  std::tie(t.caller_order_us, t.ours_beside_caller_us, t.caller_order_alone_us) = time_block(make_block(false));
+  std::tie(t.caller_order_us, t.ours_beside_caller_us, t.caller_order_alone_us) = time_block(make_block(false), true);
   const bool same = std::is_sorted(ids.begin(), ids.end());  // the caller's relative order kept
   if (same)
     std::tie(t.same_order_us, t.ours_beside_same_us) = std::pair{t.caller_order_us, t.ours_beside_caller_us};
   else
-    std::tie(t.same_order_us, t.ours_beside_same_us, std::ignore) = time_block(make_block(true));
+    std::tie(t.same_order_us, t.ours_beside_same_us, std::ignore) = time_block(make_block(true), false);
   return t;
 }
 
@@ -482,7 +493,10 @@ int run_typed(const run_options& o) {
   const bool vendor_asked = cuda && o.vs_cusparse;
   if (vendor_asked)  // (our local product involves no other rank: each rank times it beside its own cuSPARSE)
     dist::collective_try(world, [&] {
-      vendor = time_cusparse_blocks(m, o, so, stream, warmup, iters, [&] { m.apply_local_only(V(1), x, V(0), y, stream); });
+      std::function<void()> whole_apply;  // one rank: our apply, launched as a graph, beside cuSPARSE's graph
+      if (ranks == 1) whole_apply = [&] { m.apply(V(1), x, V(0), y, stream); };
+      vendor = time_cusparse_blocks(m, o, so, stream, warmup, iters, [&] { m.apply_local_only(V(1), x, V(0), y, stream); },
+                                    whole_apply);
     });
   auto us_record = [](double us) { return std::isnan(us) ? std::int64_t{-1} : static_cast<std::int64_t>(1000 * us); };
   const double model_bytes = csr_model_bytes<V>(m.global_rows(), m.global_rows(), m.global_nnz(), false);
@@ -518,7 +532,8 @@ int run_typed(const run_options& o) {
                                        static_cast<std::int64_t>(1000 * t_apply.my_median_us),
                                        us_record(vendor.caller_order_us), us_record(vendor.same_order_us),
                                        us_record(vendor.ours_beside_caller_us), us_record(vendor.ours_beside_same_us),
-                                       us_record(vendor.caller_order_alone_us)},
+                                       us_record(vendor.caller_order_alone_us), us_record(vendor.caller_order_graph_us),
+                                       us_record(vendor.ours_beside_graph_us)},
                                       world);
   // The same on every rank (the options are), so the collective is skipped alike.
   const auto vendor_notes = vendor_asked ? dist::allgather(vendor.note, world) : std::vector<std::string>{};
@@ -554,6 +569,10 @@ int run_typed(const run_options& o) {
   // The ratios: cuSPARSE's time over our local product's (the apply without the exchange) timed
   // beside it, the slowest rank of each; > 1 means faster than cuSPARSE.
   double cusparse_caller_us = 0, cusparse_same_us = 0, ours_caller_us = 0, ours_same_us = 0, cusparse_alone_us = 0;
+  // One rank only (records[0]): cuSPARSE in a CUDA graph and our apply beside it.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double cusparse_graph_us = vendor_asked && records[0][15] > 0 ? records[0][15] / 1e3 : nan;
+  const double ours_graph_us = vendor_asked && records[0][16] > 0 ? records[0][16] / 1e3 : nan;
   std::string vendor_note;
   for (int r = 0; vendor_asked && r < ranks; ++r) {
     if (records[r][10] < 0 && records[r][0] > 0) {
@@ -586,6 +605,11 @@ int run_typed(const run_options& o) {
   if (have_vendor)
     fmt::print("    timed in loops of their own instead: cuSPARSE {:.1f} us, {:.2f}x the local SpMV's {:.1f} us\n",
                cusparse_alone_us, vs_alone, local_us);
+  const double vs_graph = cusparse_graph_us / ours_graph_us;  // NaN where not measured
+  if (have_vendor && !std::isnan(vs_graph))
+    fmt::print("    cuSPARSE captured in a CUDA graph as our apply is: {:.1f} us, {:.2f}x our apply's {:.1f} us "
+               "timed alternately with it (kernel against kernel, the launch saved on both sides)\n",
+               cusparse_graph_us, vs_graph, ours_graph_us);
   if (has_comm)
     fmt::print("  overlap efficiency {:.2f} ((local + exchange - apply) / min(local, exchange))\n", overlap);
   fmt::print("  {:.1f} GFLOP/s, {:.0f} GB/s effective per {} (CSR byte model){}\n", gflops, gbps_per_gpu,
@@ -628,6 +652,9 @@ int run_typed(const run_options& o) {
       j["local_beside_cusparse_us"] = number(have_vendor ? ours_same_us : none);
       j["cusparse_alone_us"] = number(have_vendor ? cusparse_alone_us : none);
       j["vs_cusparse_alone"] = number(vs_alone);
+      j["cusparse_graph_us"] = number(have_vendor ? cusparse_graph_us : none);
+      j["apply_beside_cusparse_graph_us"] = number(have_vendor ? ours_graph_us : none);
+      j["vs_cusparse_graph"] = number(have_vendor ? vs_graph : none);
       if (!have_vendor) j["cusparse_note"] = vendor_note;
     }
     if (o.check) j["max_rel_error"] = max_rel_error;
