@@ -20,9 +20,7 @@ namespace distspmv {
 
 namespace {
 
-/// An order is kept only where its local product beats the read order's by this fraction (the
-/// issue's "never costs more than 2%").
-constexpr double order_trial_margin = 0.02;
+using partition::order_trial_margin;
 constexpr int trial_warmups = 3, trial_repeats = 9;
 constexpr double trial_batch_us = 200;
 

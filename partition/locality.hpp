@@ -64,4 +64,9 @@ struct locality_verdict {
 };
 locality_verdict judge_locality(const locality_sample& sum);
 
+/// Where the rule says an order may pay, the GPU setup times the rank's product in each order and
+/// keeps an order only where it beats the read order by this fraction (issue 37's "never costs
+/// more than 2%"; dist/matrix_order.cpp, and the model's prediction of it).
+constexpr double order_trial_margin = 0.02;
+
 }  // namespace distspmv::partition

@@ -11,10 +11,11 @@
 //                   latency + (neighbours - 1) * per_neighbour + 8 * max(ghosts, sends) / bandwidth
 //           apply = max(local + (1 - overlap) * X, multi_rank_floor + X + S * halo_nnz / nnz)
 //                   (the halo block's product, the rank's nonzeros in ghost columns, follows X)
-// and the apply of the matrix is the slowest rank's. With `--order auto` (predict_rank), a rank
-// whose numbering the sample rule finds not local gets the figures of its block in degree order
-// beside the read order's, and keeps the order and format of the trial's fastest candidate. Its bound: the largest of S, the multi-rank
-// floor and the exposed exchange (apply - local; latency or volume, whichever is more).
+// and the apply of the matrix is the slowest rank's. Its bound: the largest of S, the multi-rank
+// floor and the exposed exchange (apply - local; latency or volume, whichever is more). With
+// `--order auto` (predict_rank), a rank whose numbering the sample rule finds not local gets the
+// figures of its block in degree order beside the read order's, and keeps the order and format of
+// the trial's fastest candidate.
 // jobs/model_check.py computes the same and fits the description to measured runs.
 #include <algorithm>
 #include <fstream>

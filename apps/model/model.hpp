@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/types.hpp"
+#include "partition/locality.hpp"
 
 namespace distspmv::model {
 
@@ -153,7 +154,7 @@ prediction predict(const machine& m, const rank_figures& r, int ranks, int gpus_
 /// dist/matrix_order.cpp keeps it). A candidate format the description has no class for takes `cls`.
 prediction predict_rank(const machine& m, const rank_figures& r, int ranks, int gpus_per_host, const std::string& cls,
                         const std::string& order, const std::string& transport_on_host = "");
-constexpr double order_trial_margin = 0.02;
+using partition::order_trial_margin;
 
 /// The format class from the pattern: "diagonal" where at most 32 diagonals hold 95% of a sample
 /// of rows' entries (what HDIA takes), else "general" (the CSR family at large blocks).
