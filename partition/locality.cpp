@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
-#include <unordered_map>
 #include <vector>
 
 namespace distspmv::partition {
@@ -15,13 +15,17 @@ locality_sample sample_locality(const csr_matrix<double>& rows, global_index_typ
   locality_sample s;
   s.near_window = locality_sample::window(global_rows);
   const global_index_type m = std::min(rows.rows, locality_sample::sample_rows);
-  std::unordered_map<global_index_type, offset_type> per_diagonal;
+  // The diagonal of each entry, sorted: runs of equal ones are the diagonals' counts (a sort, not
+  // a hash map: a scattered numbering puts nearly every entry on a diagonal of its own, and the
+  // model of P ranks samples the whole matrix at every P).
+  std::vector<global_index_type> diagonal;
+  diagonal.reserve(static_cast<std::size_t>(m > 0 ? rows.row_ptr[m] : 0));
   for (global_index_type r = 0; r < m; ++r)
     for (offset_type k = rows.row_ptr[r]; k < rows.row_ptr[r + 1]; ++k) {
       const global_index_type d = rows.col_idx[k] - (first_row + r);
       ++s.entries;
       if (std::abs(d) <= s.near_window) ++s.near_diagonal;
-      ++per_diagonal[d];
+      diagonal.push_back(d);
     }
   // Gather locality over tiles of consecutive entries of the sample.
   const offset_type sectors = std::max<offset_type>(1, (rows.cols + 3) / 4);
@@ -42,9 +46,14 @@ locality_sample sample_locality(const csr_matrix<double>& rows, global_index_typ
     if (static_cast<offset_type>(tile.size()) == locality_sample::tile_entries) close_tile();
   }
   close_tile();
+  std::sort(diagonal.begin(), diagonal.end());
   std::vector<offset_type> counts;
-  counts.reserve(per_diagonal.size());
-  for (const auto& [d, c] : per_diagonal) counts.push_back(c);
+  for (std::size_t i = 0; i < diagonal.size();) {
+    std::size_t j = i;
+    while (j < diagonal.size() && diagonal[j] == diagonal[i]) ++j;
+    counts.push_back(static_cast<offset_type>(j - i));
+    i = j;
+  }
   const std::size_t top = std::min(counts.size(), locality_sample::top_diagonals);
   std::partial_sort(counts.begin(), counts.begin() + static_cast<std::ptrdiff_t>(top), counts.end(),
                     std::greater<offset_type>());

@@ -59,8 +59,9 @@ std::vector<global_index_type> read_ranges(const pattern& a, int ranks) {
 order_rule sample_order_rule(const pattern& a, int ranks) {
   // Each rank's sample as the setup takes it (the first sample_rows rows of its read range, global
   // columns), summed as choose_order sums them, judged by the same rule.
-  partition::locality_sample sum;
   const auto ranges = read_ranges(a, ranks);
+  std::vector<partition::locality_sample> samples(static_cast<std::size_t>(ranks));
+#pragma omp parallel for schedule(dynamic, 1)
   for (int q = 0; q < ranks; ++q) {
     const global_index_type first = ranges[q];
     const global_index_type end = std::min(ranges[q + 1], first + partition::locality_sample::sample_rows);
@@ -70,8 +71,10 @@ order_rule sample_order_rule(const pattern& a, int ranks) {
     slice.row_ptr.assign(a.row_ptr.begin() + first, a.row_ptr.begin() + end + 1);
     for (auto& k : slice.row_ptr) k -= a.row_ptr[first];
     slice.col_idx.assign(a.col.begin() + a.row_ptr[first], a.col.begin() + a.row_ptr[end]);
-    sum += partition::sample_locality(slice, first, a.rows);
+    samples[static_cast<std::size_t>(q)] = partition::sample_locality(slice, first, a.rows);
   }
+  partition::locality_sample sum;
+  for (const auto& one : samples) sum += one;
   const auto verdict = partition::judge_locality(sum);
   return {sum.entries,
           sum.near_diagonal,
@@ -251,8 +254,9 @@ std::vector<rank_figures> halo_figures(const pattern& a, const std::vector<int>&
     }
   }
   // The local block of each rank whose figures need it (panel sectors; the order's trial): its
-  // rows in the rank's numbering, owned columns only, in local ids; one rank at a time (a block
-  // may be most of the matrix).
+  // rows in the rank's numbering, owned columns only, in local ids; the ranks side by side (each
+  // writes its own figures), one block per thread.
+#pragma omp parallel for schedule(dynamic, 1)
   for (int r = 0; r < ranks; ++r) {
     if (f[r].local_nnz() < panel_figures_nnz && !order_trial) continue;
     const auto n = static_cast<std::size_t>(first[r + 1] - first[r]);
