@@ -41,7 +41,7 @@ csr_matrix<double> random_csr(global_index_type rows, global_index_type cols, st
   a.rows = rows;
   a.cols = cols;
   a.row_ptr.assign(1, 0);
-  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  test::uniform_real value(-1.0, 1.0);
   for (global_index_type r = 0; r < rows; ++r) {
     int length = cols == 0 ? 0 : std::uniform_int_distribution<int>(0, max_row)(rng);
     if (cols > 0 && std::uniform_int_distribution<int>(0, 50)(rng) == 0) length = 5 * max_row;

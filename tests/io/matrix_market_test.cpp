@@ -690,7 +690,7 @@ TEST(MatrixMarketBoundedLines, HugeCommentLineInGzipIsReadWithFlatMemory) {
 /// Random CSR with sorted unique columns, empty rows, and values that stress round-tripping.
 matrix random_matrix(global_index_type rows, global_index_type cols, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  test::uniform_real u(-1.0, 1.0);
   const double specials[] = {0.1, -0.0, 1e308, -2.2250738585072014e-308, 4.9406564584124654e-324,
                              1.0 / 3.0, 123456789012345678.0, 1e-5, 5e-324};
   matrix a;

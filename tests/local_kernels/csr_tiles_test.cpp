@@ -18,6 +18,7 @@
 #include "local_kernels/csr/csr.hpp"
 #include "local_kernels/csr/merge_path.hpp"
 #include "tests/support/test_matrices.hpp"
+#include "tests/support/test_support.hpp"
 
 namespace distspmv {
 namespace {
@@ -25,7 +26,7 @@ namespace {
 /// Rows of the given lengths, columns 0, 1, ... (only the structure matters here).
 csr_matrix<double, index_type> with_lengths(const std::vector<offset_type>& lengths, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  test::uniform_real value(-1.0, 1.0);
   csr_matrix<double, index_type> a;
   a.rows = static_cast<global_index_type>(lengths.size());
   a.cols = std::max<global_index_type>(1, *std::max_element(lengths.begin(), lengths.end()));
@@ -42,7 +43,7 @@ csr_matrix<double, index_type> with_lengths(const std::vector<offset_type>& leng
 /// Power-law-ish lengths with a share of empty rows and one huge row.
 std::vector<offset_type> skewed_lengths(std::size_t rows, double empty_share, offset_type huge, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
+  test::uniform_real u(0.0, 1.0);
   std::vector<offset_type> lengths(rows);
   for (auto& l : lengths)
     l = u(rng) < empty_share ? 0 : static_cast<offset_type>(std::min(300.0, std::floor(1.0 / std::pow(u(rng) + 1e-9, 0.7))));
@@ -267,7 +268,7 @@ void expect_oracle(const test::named_matrix& m, const std::vector<double>& got, 
 template <typename Model>
 void check_model_against_oracle(Model model) {
   std::mt19937_64 rng(42);
-  std::uniform_real_distribution<double> u(-2.0, 2.0);
+  test::uniform_real u(-2.0, 2.0);
   for (const auto& m : structures()) {
     for (bool beta_zero : {true, false}) {
       const double alpha = u(rng), beta = beta_zero ? 0.0 : u(rng);

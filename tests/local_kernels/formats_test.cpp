@@ -43,7 +43,7 @@ case_result run_case(const std::string& format, const csr_matrix<double, index_t
   const backend where = path == build_path::host ? backend::host : backend::cuda;
   const auto av = convert_csr<V, index_type>(a);
   std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-2.0, 2.0);
+  test::uniform_real u(-2.0, 2.0);
   const V alpha = static_cast<V>(u(rng));
   const V beta = beta_zero ? V(0) : static_cast<V>(u(rng));
   auto x = test::random_vector<V>(a.cols, seed + 1);

@@ -1,4 +1,5 @@
 #include "tests/support/test_matrices.hpp"
+#include "tests/support/test_support.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,7 +13,7 @@ namespace {
 csr_matrix<double, index_type> from_lengths(global_index_type cols, const std::vector<global_index_type>& lengths,
                                             std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  uniform_real value(-1.0, 1.0);
   csr_matrix<double, index_type> a;
   a.rows = static_cast<global_index_type>(lengths.size());
   a.cols = cols;
@@ -123,7 +124,7 @@ std::vector<named_matrix> edge_case_matrices() {
   {
     // power-law row lengths (Zipf-like), as graphs have
     std::mt19937_64 rng(12);
-    std::uniform_real_distribution<double> u(0.0, 1.0);
+    uniform_real u(0.0, 1.0);
     std::vector<global_index_type> lengths(20000);
     for (auto& l : lengths) l = static_cast<global_index_type>(std::min(5000.0, std::floor(1.0 / std::pow(u(rng) + 1e-9, 0.8))));
     m.push_back({"power_law", from_lengths(20000, lengths, 13)});
