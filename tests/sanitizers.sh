@@ -16,7 +16,8 @@
 #   tests/sanitizers.sh        all three (asan, fuzz, tsan)
 #
 # Only the targets those tests need are built (no benchmarks, examples, CUDA-labelled tests), at
-# -O1 with line tables only: on CI's two cores the whole script must stay within 12 minutes.
+# -O1 with line tables only: on CI's two cores the whole script must stay within 12 minutes (647
+# and 701 s at f3e9c1f: ASan+UBSan build 210-257 s, its tests 190-197 s, fuzz 44 s, TSan 190 s).
 # clang rather than gcc for ASan: a third less compile time, and one build serves the fuzzers too.
 # Without UBSan's object-size check (ASan checks the same accesses exactly): with it, clang inlines
 # none of the standard library's small functions (vector::operator[] stays a call), and the tests
