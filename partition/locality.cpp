@@ -6,9 +6,27 @@
 #include <cmath>
 #include <cstdlib>
 #include <functional>
+#include <utility>
 #include <vector>
 
 namespace distspmv::partition {
+
+offset_type entries_on_top_diagonals(std::vector<global_index_type> diagonals, std::size_t k) {
+  std::sort(diagonals.begin(), diagonals.end());
+  std::vector<offset_type> counts;  // entries per diagonal
+  for (std::size_t i = 0; i < diagonals.size();) {
+    std::size_t j = i;
+    while (j < diagonals.size() && diagonals[j] == diagonals[i]) ++j;
+    counts.push_back(static_cast<offset_type>(j - i));
+    i = j;
+  }
+  const std::size_t top = std::min(counts.size(), k);
+  std::partial_sort(counts.begin(), counts.begin() + static_cast<std::ptrdiff_t>(top), counts.end(),
+                    std::greater<offset_type>());
+  offset_type sum = 0;
+  for (std::size_t i = 0; i < top; ++i) sum += counts[i];
+  return sum;
+}
 
 locality_sample sample_locality(const csr_matrix<double>& rows, global_index_type first_row,
                                 global_index_type global_rows) {
@@ -46,18 +64,7 @@ locality_sample sample_locality(const csr_matrix<double>& rows, global_index_typ
     if (static_cast<offset_type>(tile.size()) == locality_sample::tile_entries) close_tile();
   }
   close_tile();
-  std::sort(diagonal.begin(), diagonal.end());
-  std::vector<offset_type> counts;
-  for (std::size_t i = 0; i < diagonal.size();) {
-    std::size_t j = i;
-    while (j < diagonal.size() && diagonal[j] == diagonal[i]) ++j;
-    counts.push_back(static_cast<offset_type>(j - i));
-    i = j;
-  }
-  const std::size_t top = std::min(counts.size(), locality_sample::top_diagonals);
-  std::partial_sort(counts.begin(), counts.begin() + static_cast<std::ptrdiff_t>(top), counts.end(),
-                    std::greater<offset_type>());
-  for (std::size_t i = 0; i < top; ++i) s.on_top_diagonals += counts[i];
+  s.on_top_diagonals = entries_on_top_diagonals(std::move(diagonal), locality_sample::top_diagonals);
   return s;
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "common/csr_matrix.hpp"
 
@@ -43,6 +44,10 @@ struct locality_sample {
     return *this;
   }
 };
+
+/// The entries on the `k` most used diagonals, of entries whose diagonals (column - row) are
+/// `diagonals` (taken by value: sorted here).
+offset_type entries_on_top_diagonals(std::vector<global_index_type> diagonals, std::size_t k);
 
 /// The sample of rows [0, min(rows.rows, sample_rows)) of a caller slice that starts at global
 /// row `first_row` (columns are global ids) of a matrix of `global_rows` rows.

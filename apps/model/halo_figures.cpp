@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <utility>
 
 #include "apps/model/model.hpp"
 #include "common/csr_matrix.hpp"
@@ -328,18 +329,9 @@ std::string guess_class(const pattern& a) {
   for (global_index_type i = 0; i < a.rows; i += step)
     for (offset_type e = a.row_ptr[i]; e < a.row_ptr[i + 1]; ++e) offsets.push_back(a.col[e] - i);
   if (offsets.empty()) return "general";
-  std::sort(offsets.begin(), offsets.end());
-  std::vector<offset_type> counts;
-  for (std::size_t k = 0; k < offsets.size();) {
-    std::size_t j = k;
-    while (j < offsets.size() && offsets[j] == offsets[k]) ++j;
-    counts.push_back(static_cast<offset_type>(j - k));
-    k = j;
-  }
-  std::sort(counts.rbegin(), counts.rend());
-  const offset_type top = std::accumulate(counts.begin(), counts.begin() + std::min<std::size_t>(32, counts.size()),
-                                          offset_type{0});
-  return static_cast<double>(top) >= 0.95 * static_cast<double>(offsets.size()) ? "diagonal" : "general";
+  const auto n = static_cast<double>(offsets.size());
+  const offset_type top = partition::entries_on_top_diagonals(std::move(offsets), 32);
+  return static_cast<double>(top) >= 0.95 * n ? "diagonal" : "general";
 }
 
 }  // namespace distspmv::model
