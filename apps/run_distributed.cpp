@@ -541,6 +541,7 @@ int run_typed(const run_options& o) {
   const auto reasons = dist::allgather(s.format_reason, world);
   const auto params = dist::allgather(s.format_params, world);
   const auto halo_formats = dist::allgather(s.halo_format, world);
+  const auto halo_reasons = dist::allgather(s.halo_format_reason, world);
   // The JSON's facts of the set-up matrix (collective); the timings of this run are added below.
   nlohmann::json j = o.json.empty() ? nlohmann::json() : setup_report(m, o.source, o.precision);
   if (!root) return check_failed ? 1 : 0;
@@ -551,7 +552,11 @@ int run_typed(const run_options& o) {
     const auto& v = records[r];
     fmt::print("{:>5} {:>11} {:>12} {:>11} {:>10} {:>9} {:>10.1f} {:>5} {:>10.1f} {:>10.1f} {:>10.1f}  {} [{}]{} ({})\n",
                r, v[0], v[1], v[2], v[3], v[4], v[4] * sizeof(V) / 1024.0, v[6], v[7] / 1e3, v[8] / 1e3, v[9] / 1e3,
-               formats[r], params[r], halo_formats[r].empty() ? "" : ", halo " + halo_formats[r], reasons[r]);
+               formats[r], params[r],
+               halo_formats[r].empty() ? ""
+               : halo_reasons[r].rfind("timed", 0) == 0 ? ", halo " + halo_formats[r] + " [" + halo_reasons[r] + "]"
+                                                        : ", halo " + halo_formats[r],
+               reasons[r]);
   }
   fmt::print("timings over {} iterations after {} warm-up, us (median of the slowest rank; min / median / max over "
              "ranks of each rank's median):\n",

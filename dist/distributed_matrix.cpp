@@ -80,7 +80,7 @@ void distributed_matrix<V>::impl::setup(const caller_slice& slice) {
   times.order = seconds_since(t0);
 
   t0 = std::chrono::steady_clock::now();
-  plan = build_halo_plan(comm, owned);
+  plan = build_halo_plan(comm, owned, halo_order_from());
   n_owned = plan.a_local.rows;
   owned = {};
   build_operators();
@@ -188,6 +188,8 @@ void distributed_matrix<V>::impl::take_halo(halo_split&& h) {
   plan.halo_rows = std::move(h.halo_rows);
   plan.ghost_ids = std::move(h.ghost_ids);
   check_local_ids(comm, n_owned, plan.ghost_ids.size());  // as build_halo_plan does
+  if (order_halo_block(plan, row_offsets, halo_order_from()) && !options.keep_for_update)
+    plan.halo_entry_order = {};  // (only update_values reads it)
   plan_exchange(comm, row_offsets, plan);
 }
 
@@ -521,6 +523,7 @@ void distributed_matrix<V>::update_values(const V* values, memory_space space) {
       m.diagonal = m.split_host->diagonal;
       m.build_local_on_host(csr_matrix<V, index_type>(m.split_host->a_local));
     }
+    reorder_halo_values(m.plan);  // (the refills write the split's layout)
     m.build_halo_operator();
     return;
   }
@@ -536,6 +539,7 @@ void distributed_matrix<V>::update_values(const V* values, memory_space space) {
   std::vector<V> owned(static_cast<std::size_t>(m.owned_nnz));
   entries_to_partitioned(m.map, caller.data(), owned.data(), m.comm);
   scatter_values(convert_values<double>(owned), m.plan);
+  reorder_halo_values(m.plan);
   m.build_operators();  // same formats, new values; the buffers stay
 }
 

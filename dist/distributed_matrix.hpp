@@ -128,6 +128,7 @@ struct rank_summary {
   /// "csr" (adaptive CSR), the selector's pick on the CUDA backend with `--format auto`, or empty
   /// without a halo.
   std::string halo_format;
+  std::string halo_format_reason;       ///< the selector's reason, or the trial's timings (halo_trial)
 };
 
 /// Partition quality (collective figures, equal on every rank).

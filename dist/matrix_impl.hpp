@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -53,6 +54,11 @@ inline void require_memory(int rank, const char* where, const std::string& what,
 
 }  // namespace matrix_detail
 
+/// Median microseconds of `product` enqueued on `stream` (dist/matrix_order.cpp): batches of
+/// back-to-back products between two events, about 200 us a batch, since one product of a few
+/// microseconds is below the events' resolution and the trials' 2% margin must be measurable.
+double median_product_us(cuda_stream_t stream, const std::function<void()>& product);
+
 template <typename V>
 struct distributed_matrix<V>::impl {
   MPI_Comm comm = MPI_COMM_NULL;
@@ -82,6 +88,9 @@ struct distributed_matrix<V>::impl {
   /// loads took 6.4 us (block) and 8.2 us (METIS) of every apply of gen:stencil27:200 on 2 GPUs
   /// (ncu, H200; jobs/results/2026-11-26_h200x2_halo).
   static constexpr offset_type short_halo_row = 32;
+  /// Halo blocks with a row longer than this are ordered for the GPU's gathers (order_halo_block):
+  /// the irregular ones on the CUDA backend; the host backend keeps the split's layout.
+  offset_type halo_order_from() const { return cuda() ? short_halo_row : std::numeric_limits<offset_type>::max(); }
   device_storage short_storage;
   gpu::halo_csr<V> short_halo;
 
@@ -173,6 +182,11 @@ struct distributed_matrix<V>::impl {
   /// Median microseconds of the rank's product (local block, halo block, scatter at
   /// `halo_rows`): what the order's trial compares.
   double time_local_apply(const std::vector<index_type>& halo_rows);
+  /// The halo block's operator on the GPU under `--format auto`: the selector's pick, timed
+  /// against panel where the block is large and irregular; the faster kept (dist/matrix_order.cpp).
+  /// `chosen` names it and `note` says what was timed.
+  std::unique_ptr<local_operator<V>> halo_trial(const csr_matrix<V, index_type>& a_halo, std::string& chosen,
+                                                std::string& note);
   /// `--order auto` from a sample of this rank's caller rows (collective); other orders as given.
   void resolve_order(const std::function<locality_sample()>& sample);
   /// `--partition auto` after the block setup: block (keep it), metis, ptscotch or lp.

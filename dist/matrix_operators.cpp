@@ -98,9 +98,15 @@ void distributed_matrix<V>::impl::build_halo_operator() {
       // nonzeros per halo block) cuSPARSE CSR took the local SpMV from 289-294 to 262-277 us, where
       // adaptive CSR ran 0.91-0.93x one cuSPARSE call on the rank's rows
       // (jobs/results/2026-11-27_h200_panels, run 132).
+      // From 2 M nonzeros panel is timed beside the selector's pick (halo_trial); update_values
+      // keeps the format chosen at setup.
       const bool select = cuda() && options.format == "auto";
-      chosen = select ? select_format(compute_row_statistics(a_halo), options.where).format : "csr";
-      halo = make_operator<V>(chosen, a_halo, options.where);
+      if (select && summary.halo_format.empty()) {
+        halo = halo_trial(a_halo, chosen, summary.halo_format_reason);
+      } else {
+        chosen = select ? summary.halo_format : "csr";
+        halo = make_operator<V>(chosen, a_halo, options.where);
+      }
     }
     summary.halo_format = plain ? "plain" : chosen;
   });

@@ -26,13 +26,29 @@ constexpr double trial_batch_us = 200;
 
 }  // namespace
 
+double median_product_us(cuda_stream_t stream, const std::function<void()>& product) {
+  auto start = gpu::make_event(true), stop = gpu::make_event(true);
+  auto batch_us = [&](int count) {
+    gpu::record(start.get(), stream);
+    for (int i = 0; i < count; ++i) product();
+    gpu::record(stop.get(), stream);
+    gpu::synchronize(stream);
+    return 1000.0 * gpu::elapsed_ms(start.get(), stop.get()) / count;
+  };
+  batch_us(trial_warmups);
+  const double one = batch_us(1);
+  const int count = static_cast<int>(std::clamp(trial_batch_us / std::max(one, 0.1), 1.0, 64.0));
+  std::vector<double> us;
+  for (int i = 0; i < trial_repeats; ++i) us.push_back(batch_us(count));
+  std::nth_element(us.begin(), us.begin() + trial_repeats / 2, us.end());
+  return us[trial_repeats / 2];
+}
+
 /// Median microseconds of the rank's product (alpha 1, beta 0) on the current local operator:
 /// the local block, then the halo block (built already) and its scatter into y at `halo_rows`
-/// (the boundary rows in the candidate's numbering). The halo block keeps the read order of its
-/// rows, so an order scatters its product: on 2 GPUs (rmat:22:16, half of the entries in ghost
-/// columns) rcm gained 4% on the local block alone and lost 6% on the apply. Small blocks run in
-/// batches of back-to-back products between two events (about 200 us a batch): one product of a
-/// few microseconds is below the events' resolution, and the 2% margin must be measurable.
+/// (the boundary rows in the candidate's numbering). The halo block keeps its own row order, so
+/// an order scatters its product: on 2 GPUs (rmat:22:16, half of the entries in ghost columns)
+/// rcm gained 4% on the local block alone and lost 6% on the apply.
 template <typename V>
 double distributed_matrix<V>::impl::time_local_apply(const std::vector<index_type>& halo_rows_now) {
   const auto n = static_cast<std::size_t>(std::max<global_index_type>(1, n_owned));
@@ -52,13 +68,12 @@ double distributed_matrix<V>::impl::time_local_apply(const std::vector<index_typ
   if (n_halo > 0)
     gpu::copy_async(rows.get(), halo_rows_now.data(), halo_rows_now.size() * sizeof(index_type), stream.get());
   gpu::synchronize(stream.get());  // (the host vectors go out of scope before the products end)
-  auto start = gpu::make_event(true), stop = gpu::make_event(true);
   const auto* xv = static_cast<const V*>(x.get());
   auto* yv = static_cast<V*>(y.get());
   const auto* gv = static_cast<const V*>(ghost.get());
   auto* tv = static_cast<V*>(t.get());
   const auto* rv = static_cast<const index_type*>(rows.get());
-  auto product = [&] {
+  return median_product_us(stream.get(), [&] {
     local->apply(V(1), xv, V(0), yv, stream.get());
     if (!with_halo) return;
     if (short_halo.rows > 0)
@@ -66,21 +81,48 @@ double distributed_matrix<V>::impl::time_local_apply(const std::vector<index_typ
     else
       halo->apply(V(1), gv, V(0), tv, stream.get());
     gpu::scatter_add(tv, rv, n_halo, yv, stream.get());
+  });
+}
+
+/// On 4 GPUs R-MAT's halo blocks hold 12 M of a rank's 16 M nonzeros (rmat:22:16, block), in rows
+/// of 27 entries on average, below the 16 M from which the selector's rule picks panel on one GPU;
+/// ordered by order_halo_block, their hub ghosts sit together as the degree order puts them. So
+/// halo blocks from halo_panel_trial_nnz nonzeros time panel beside the selector's pick, and
+/// panel must win by order_trial_margin.
+template <typename V>
+std::unique_ptr<local_operator<V>> distributed_matrix<V>::impl::halo_trial(const csr_matrix<V, index_type>& a_halo,
+                                                                        std::string& chosen, std::string& note) {
+  constexpr offset_type halo_panel_trial_nnz = offset_type{2} << 20;
+  const auto stats = compute_row_statistics(a_halo);
+  const auto pick = select_format(stats, options.where);
+  chosen = pick.format;
+  note = pick.reason;
+  if (pick.format == "panel" || stats.pattern || stats.nnz < halo_panel_trial_nnz || stats.window_fit >= 0.95)
+    return make_operator<V>(chosen, a_halo, options.where);
+
+  const auto n_ghost = static_cast<std::size_t>(std::max<global_index_type>(1, a_halo.cols));
+  auto ghost = gpu::allocate_device(n_ghost * sizeof(V));
+  auto t = gpu::allocate_device(static_cast<std::size_t>(std::max<global_index_type>(1, a_halo.rows)) * sizeof(V));
+  std::vector<V> hx(n_ghost);
+  for (std::size_t i = 0; i < hx.size(); ++i) hx[i] = V(1) + static_cast<V>(i % 17) / V(16);
+  auto stream = gpu::make_stream();
+  gpu::copy_async(ghost.get(), hx.data(), n_ghost * sizeof(V), stream.get());
+  gpu::synchronize(stream.get());
+  auto time = [&](local_operator<V>& op) {
+    return median_product_us(stream.get(), [&] {
+      op.apply(V(1), static_cast<const V*>(ghost.get()), V(0), static_cast<V*>(t.get()), stream.get());
+    });
   };
-  auto batch_us = [&](int count) {
-    gpu::record(start.get(), stream.get());
-    for (int i = 0; i < count; ++i) product();
-    gpu::record(stop.get(), stream.get());
-    gpu::synchronize(stream.get());
-    return 1000.0 * gpu::elapsed_ms(start.get(), stop.get()) / count;
-  };
-  batch_us(trial_warmups);
-  const double one = batch_us(1);
-  const int count = static_cast<int>(std::clamp(trial_batch_us / std::max(one, 0.1), 1.0, 64.0));
-  std::vector<double> us;
-  for (int i = 0; i < trial_repeats; ++i) us.push_back(batch_us(count));
-  std::nth_element(us.begin(), us.begin() + trial_repeats / 2, us.end());
-  return us[trial_repeats / 2];
+  auto best = make_operator<V>(pick.format, a_halo, options.where);
+  const double pick_us = time(*best);
+  auto panel = make_operator<V>("panel", a_halo, options.where);
+  const double panel_us = time(*panel);
+  note = fmt::format("timed: {} {:.1f} us, panel {:.1f} us", pick.format, pick_us, panel_us);
+  if (panel_us < pick_us * (1.0 - order_trial_margin)) {
+    chosen = "panel";
+    return panel;
+  }
+  return best;
 }
 
 namespace {
@@ -214,6 +256,8 @@ void distributed_matrix<V>::impl::order_in_place(gpu_split<V>& s) {
 
 #define DSPMV_INSTANTIATE(V)                                                      \
   template double distributed_matrix<V>::impl::time_local_apply(const std::vector<index_type>&); \
+  template std::unique_ptr<local_operator<V>> distributed_matrix<V>::impl::halo_trial(            \
+      const csr_matrix<V, index_type>&, std::string&, std::string&);                              \
   template void distributed_matrix<V>::impl::order_in_place(gpu_split<V>&);
 DSPMV_INSTANTIATE(double)
 DSPMV_INSTANTIATE(float)

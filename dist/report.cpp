@@ -93,7 +93,8 @@ nlohmann::json setup_report(const distributed_matrix<V>& m, const std::string& s
              ghosts = dist::allgather(s.ghosts, comm), sends = dist::allgather(s.sends, comm),
              neighbours = dist::allgather(static_cast<std::int64_t>(s.neighbours), comm);
   const auto formats = dist::allgather(s.format, comm), reasons = dist::allgather(s.format_reason, comm),
-             params = dist::allgather(s.format_params, comm), halo_formats = dist::allgather(s.halo_format, comm);
+             params = dist::allgather(s.format_params, comm), halo_formats = dist::allgather(s.halo_format, comm),
+             halo_reasons = dist::allgather(s.halo_format_reason, comm);
   j["format_per_rank"] = formats;
   j["per_rank"] = nlohmann::json::array();
   for (int r = 0; r < ranks; ++r) {
@@ -104,7 +105,7 @@ nlohmann::json setup_report(const distributed_matrix<V>& m, const std::string& s
                              {"boundary_rows", boundary[i]}, {"ghosts", ghosts[i]}, {"halo_bytes", ghosts[i] * bytes},
                              {"sends", sends[i]}, {"neighbours", neighbours[i]}, {"format", formats[i]},
                              {"format_reason", reasons[i]}, {"format_params", params[i]},
-                             {"halo_format", halo_formats[i]}});
+                             {"halo_format", halo_formats[i]}, {"halo_format_reason", halo_reasons[i]}});
   }
   return j;
 }

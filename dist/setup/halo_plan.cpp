@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 #include <string>
 
 #include "dist/setup/mpi_util.hpp"
@@ -25,7 +26,7 @@ void check_local_ids(MPI_Comm comm, global_index_type owned_rows, std::size_t gh
   });
 }
 
-halo_plan build_halo_plan(MPI_Comm comm, const owned_rows& rows) {
+halo_plan build_halo_plan(MPI_Comm comm, const owned_rows& rows, offset_type order_rows_longer_than) {
   const int me = comm_rank(comm);
   const auto& a = rows.a;
   const global_index_type lo = rows.row_offsets[me], hi = rows.row_offsets[me + 1];
@@ -76,8 +77,95 @@ halo_plan build_halo_plan(MPI_Comm comm, const owned_rows& rows) {
   // duplicate leading zero.
   ah.row_ptr.erase(ah.row_ptr.begin());
 
+  order_halo_block(plan, rows.row_offsets, order_rows_longer_than);
   plan_exchange(comm, rows.row_offsets, plan);
   return plan;
+}
+
+bool order_halo_block(halo_plan& plan, const std::vector<global_index_type>& row_offsets,
+                      offset_type order_rows_longer_than) {
+  auto& a = plan.a_halo;
+  const auto rows = static_cast<std::size_t>(a.rows), cols = static_cast<std::size_t>(a.cols);
+  offset_type longest = 0;
+  for (std::size_t r = 0; r < rows; ++r) longest = std::max(longest, a.row_length(static_cast<global_index_type>(r)));
+  if (longest <= order_rows_longer_than) return false;
+
+  // Ghosts: within each owner's group (contiguous, the ids being sorted), most used first.
+  std::vector<offset_type> uses(cols, 0);
+  for (const index_type c : a.col_idx) ++uses[static_cast<std::size_t>(c)];
+  std::vector<index_type> old_col(cols);  // new slot -> old slot
+  std::iota(old_col.begin(), old_col.end(), index_type{0});
+  for (std::size_t begin = 0; begin < cols;) {
+    const int owner = owner_of(row_offsets, plan.ghost_ids[begin]);
+    std::size_t end = begin + 1;
+    while (end < cols && plan.ghost_ids[end] < row_offsets[owner + 1]) ++end;
+    std::stable_sort(old_col.begin() + static_cast<std::ptrdiff_t>(begin), old_col.begin() + static_cast<std::ptrdiff_t>(end),
+                     [&](index_type i, index_type j) { return uses[i] > uses[j]; });
+    begin = end;
+  }
+  std::vector<index_type> new_col(cols);
+  std::vector<global_index_type> ids(cols);
+  for (std::size_t k = 0; k < cols; ++k) {
+    new_col[static_cast<std::size_t>(old_col[k])] = static_cast<index_type>(k);
+    ids[k] = plan.ghost_ids[static_cast<std::size_t>(old_col[k])];
+  }
+  plan.ghost_ids = std::move(ids);
+
+  // Rows: longest first.
+  std::vector<std::size_t> old_row(rows);
+  std::iota(old_row.begin(), old_row.end(), std::size_t{0});
+  std::stable_sort(old_row.begin(), old_row.end(), [&](std::size_t i, std::size_t j) {
+    return a.row_length(static_cast<global_index_type>(i)) > a.row_length(static_cast<global_index_type>(j));
+  });
+
+  // The entries in the new layout, each row's sorted by new column: a stable counting sort of the
+  // entries by new column, then dealt to their new rows in that order (linear in the entries).
+  std::vector<offset_type> new_row_ptr(rows + 1, 0);
+  std::vector<std::size_t> new_row_of_old(rows);
+  for (std::size_t k = 0; k < rows; ++k) {
+    new_row_of_old[old_row[k]] = k;
+    new_row_ptr[k + 1] = new_row_ptr[k] + a.row_length(static_cast<global_index_type>(old_row[k]));
+  }
+  const std::size_t nnz = a.col_idx.size();
+  std::vector<offset_type> by_col_start(cols + 1, 0);
+  for (const index_type c : a.col_idx) ++by_col_start[static_cast<std::size_t>(new_col[static_cast<std::size_t>(c)]) + 1];
+  for (std::size_t k = 0; k < cols; ++k) by_col_start[k + 1] += by_col_start[k];
+  std::vector<offset_type> by_col(nnz);  // old entries in order of new column
+  std::vector<index_type> new_row_of_entry(nnz);
+  for (std::size_t r = 0; r < rows; ++r)
+    for (offset_type e = a.row_ptr[r]; e < a.row_ptr[r + 1]; ++e) {
+      new_row_of_entry[static_cast<std::size_t>(e)] = static_cast<index_type>(new_row_of_old[r]);
+      by_col[static_cast<std::size_t>(by_col_start[new_col[static_cast<std::size_t>(a.col_idx[e])]]++)] = e;
+    }
+  plan.halo_entry_order.assign(nnz, 0);
+  std::vector<offset_type> fill(new_row_ptr.begin(), new_row_ptr.end() - 1);
+  for (const offset_type e : by_col)
+    plan.halo_entry_order[static_cast<std::size_t>(fill[static_cast<std::size_t>(new_row_of_entry[static_cast<std::size_t>(e)])]++)] = e;
+
+  csr_matrix<double, index_type> b;
+  b.rows = a.rows;
+  b.cols = a.cols;
+  b.row_ptr = std::move(new_row_ptr);
+  b.col_idx.resize(nnz);
+  b.values.resize(nnz);
+  for (std::size_t k = 0; k < nnz; ++k) {
+    const auto e = static_cast<std::size_t>(plan.halo_entry_order[k]);
+    b.col_idx[k] = new_col[static_cast<std::size_t>(a.col_idx[e])];
+    b.values[k] = a.values[e];
+  }
+  a = std::move(b);
+  std::vector<index_type> halo_rows(rows);
+  for (std::size_t k = 0; k < rows; ++k) halo_rows[k] = plan.halo_rows[old_row[k]];
+  plan.halo_rows = std::move(halo_rows);
+  return true;
+}
+
+void reorder_halo_values(halo_plan& plan) {
+  if (plan.halo_entry_order.empty()) return;
+  std::vector<double> values(plan.halo_entry_order.size());
+  for (std::size_t k = 0; k < values.size(); ++k)
+    values[k] = plan.a_halo.values[static_cast<std::size_t>(plan.halo_entry_order[k])];
+  plan.a_halo.values = std::move(values);
 }
 
 void plan_exchange(MPI_Comm comm, const std::vector<global_index_type>& row_offsets, halo_plan& plan) {

@@ -27,20 +27,39 @@ struct halo_plan {
   csr_matrix<double, index_type> a_local;  ///< owned rows x owned columns
   csr_matrix<double, index_type> a_halo;   ///< boundary rows x ghost columns
   std::vector<index_type> halo_rows;       ///< owned row of each A_halo row
-  std::vector<global_index_type> ghost_ids;  ///< new global id of each ghost column (sorted)
+  std::vector<global_index_type> ghost_ids;  ///< new global id of each ghost column, grouped by owner
+                                             ///< (sorted, unless order_halo_block ordered each group)
   std::vector<index_type> send_idx;        ///< owned rows whose x entries are packed, by neighbour
   halo_pattern pattern;
   /// Owned CSR entry e goes to a_local.values[target[e]] if target[e] >= 0, else to
   /// a_halo.values[-1 - target[e]] (update_values).
   std::vector<offset_type> entry_target;
+  /// After order_halo_block: a_halo's entry k was entry halo_entry_order[k] of the block as split
+  /// (empty: not ordered). The refills of update_values write the split's layout.
+  std::vector<offset_type> halo_entry_order;
 };
 
 /// Refuses, on every rank, a rank whose owned rows and ghost columns do not fit 32-bit local ids
 /// (collective: setup step 'halo plan').
 void check_local_ids(MPI_Comm comm, global_index_type owned_rows, std::size_t ghosts);
 
-/// Builds the plan from this rank's owned rows. Collective (one exchange of requested ids).
-halo_plan build_halo_plan(MPI_Comm comm, const owned_rows& rows);
+/// Builds the plan from this rank's owned rows. Collective (one exchange of requested ids). The
+/// halo block is ordered (order_halo_block) where a row of it is longer than `order_rows_longer_than`.
+halo_plan build_halo_plan(MPI_Comm comm, const owned_rows& rows, offset_type order_rows_longer_than);
+
+/// Orders the halo block for the GPU's gathers, where one of its rows is longer than
+/// `order_rows_longer_than` (irregular blocks; meshes keep theirs): the ghosts within each owner's
+/// group by the number of the block's entries that use them, most first, and the block's rows by
+/// length, longest first (both stable). Hub columns then sit together, as the one-GPU degree order
+/// puts them (the ghosts as split lie in the caller's numbering, random on R-MAT). Ghost slots and
+/// halo rows are the rank's own: nothing outside the plan changes, and before plan_exchange the
+/// owners learn the new order with the ids they are asked for. Returns whether it ordered.
+bool order_halo_block(halo_plan& plan, const std::vector<global_index_type>& row_offsets,
+                      offset_type order_rows_longer_than);
+
+/// After update_values refilled plan.a_halo's values in the layout of the split: the same values
+/// in the ordered layout (nothing where the block was not ordered).
+void reorder_halo_values(halo_plan& plan);
 
 /// The exchange part of the plan (pattern, send_idx) from plan.ghost_ids: each ghost's owner is
 /// asked for it. `row_offsets` has ranks + 1 entries; this rank owns [row_offsets[me],

@@ -4,6 +4,7 @@
 // range of rows, chunks of one row up to all rows, empty rows, a very long row, no owned rows.
 #include <gtest/gtest.h>
 
+#include "dist/setup/halo_plan.hpp"
 #include "dist/setup/split_rows.hpp"
 #include "local_kernels/device_storage.hpp"
 #include "tests/support/test_matrices.hpp"
@@ -94,6 +95,59 @@ TEST(SplitRowsHost, UpdateValuesRefillsBothBlocks) {
   split_values_on_host(s, doubled.data(), halo);
   for (std::size_t k = 0; k < local_before.size(); ++k) EXPECT_EQ(s.a_local.values[k], 2 * local_before[k]);
   for (std::size_t k = 0; k < halo.values.size(); ++k) EXPECT_EQ(halo.values[k], 2 * s.a_halo.values[k]);
+}
+
+/// (owned row, ghost id, value) of every halo entry, sorted.
+std::vector<std::tuple<index_type, global_index_type, double>> halo_entries(const halo_plan& p) {
+  std::vector<std::tuple<index_type, global_index_type, double>> e;
+  for (global_index_type r = 0; r < p.a_halo.rows; ++r)
+    for (offset_type k = p.a_halo.row_ptr[r]; k < p.a_halo.row_ptr[r + 1]; ++k)
+      e.emplace_back(p.halo_rows[r], p.ghost_ids[p.a_halo.col_idx[k]], p.a_halo.values[k]);
+  std::sort(e.begin(), e.end());
+  return e;
+}
+
+// order_halo_block (the CUDA backend's layout of irregular halo blocks): the same entries, rows
+// longest first with sorted columns, ghosts most used first within each owner's group, and
+// update_values' refill moved into the new layout.
+TEST(SplitRowsHost, OrderedHaloBlockKeepsItsEntries) {
+  for (const auto& c : cases()) {
+    const auto s = split_rows_on_host<double>(c.owned, row_chunks(c.owned, 5.0, 1000), reader_of(c.a), {});
+    halo_plan split;
+    split.a_halo = s.a_halo;
+    split.halo_rows = s.halo_rows;
+    split.ghost_ids = s.ghost_ids;
+    const std::vector<global_index_type> row_offsets{0, c.owned.begin, c.owned.end, c.a.rows};  // 3 ranks
+    auto plan = split;
+    offset_type longest = 0;
+    for (global_index_type r = 0; r < plan.a_halo.rows; ++r) longest = std::max(longest, plan.a_halo.row_length(r));
+    EXPECT_FALSE(order_halo_block(plan, row_offsets, longest)) << c.name;  // regular enough: kept
+    EXPECT_EQ(plan.ghost_ids, split.ghost_ids) << c.name;
+    if (longest == 0) continue;
+    ASSERT_TRUE(order_halo_block(plan, row_offsets, longest - 1)) << c.name;
+    ASSERT_EQ(halo_entries(plan), halo_entries(split)) << c.name;
+    std::vector<offset_type> uses(plan.ghost_ids.size(), 0);
+    for (global_index_type r = 0; r < plan.a_halo.rows; ++r) {
+      if (r > 0) {
+        EXPECT_GE(plan.a_halo.row_length(r - 1), plan.a_halo.row_length(r)) << c.name;
+      }
+      EXPECT_TRUE(std::is_sorted(plan.a_halo.col_idx.begin() + plan.a_halo.row_ptr[r],
+                                 plan.a_halo.col_idx.begin() + plan.a_halo.row_ptr[r + 1])) << c.name;
+    }
+    for (const index_type col : plan.a_halo.col_idx) ++uses[col];
+    auto owner = [&](global_index_type g) { return g < c.owned.begin ? 0 : 2; };
+    for (std::size_t k = 1; k < uses.size(); ++k) {
+      ASSERT_LE(owner(plan.ghost_ids[k - 1]), owner(plan.ghost_ids[k])) << c.name;
+      if (owner(plan.ghost_ids[k - 1]) == owner(plan.ghost_ids[k])) {
+        EXPECT_GE(uses[k - 1], uses[k]) << c.name;
+      }
+    }
+    // A refill writes the split's layout; reorder_halo_values moves it into the plan's.
+    const auto ordered = plan.a_halo.values;
+    for (std::size_t k = 0; k < split.a_halo.values.size(); ++k) plan.a_halo.values[k] = 3 * split.a_halo.values[k] + 1;
+    reorder_halo_values(plan);
+    for (std::size_t k = 0; k < ordered.size(); ++k) ASSERT_EQ(plan.a_halo.values[k], 3 * ordered[k] + 1) << c.name;
+  }
 }
 
 template <typename V>
