@@ -43,10 +43,10 @@ void distributed_matrix<V>::impl::follow_caller(cuda_stream_t s) {
   if (!capturing) gpu::wait(s, done_event.get());
 }
 
-/// Enqueues packing and exchange: on the comm stream, or for a transport that packs itself and
-/// signals from the GPU (peer-put) on the put stream, which `join_put` joins at the end.
+/// Enqueues the packing: on the comm stream, or for a transport that packs itself and signals from
+/// the GPU (peer-put) on the put stream, which `join_put` joins at the end.
 template <typename V>
-void distributed_matrix<V>::impl::exchange_device_enqueue(const V* x) {
+void distributed_matrix<V>::impl::pack_device(const V* x) {
   follow_caller(comm_stream.get());
   if (transport->gathers()) {
     follow_caller(put_stream.get());
@@ -54,8 +54,14 @@ void distributed_matrix<V>::impl::exchange_device_enqueue(const V* x) {
     gpu::record(put_event.get(), put_stream.get());
   } else {
     gpu::gather(x, send_idx, plan.pattern.send_total(), send_buf, comm_stream.get());
-    transport->begin(comm_stream.get());
   }
+}
+
+/// Enqueues the exchange of what pack_device packed (the host's part of it, for the transports
+/// that have one).
+template <typename V>
+void distributed_matrix<V>::impl::send_device() {
+  if (!transport->gathers()) transport->begin(comm_stream.get());
   transport->end(comm_stream.get());
 }
 
@@ -75,26 +81,31 @@ void distributed_matrix<V>::impl::join_exchange(cuda_stream_t stream) {
 template <typename V>
 void distributed_matrix<V>::impl::apply_device(V alpha, const V* x, V beta, V* y, cuda_stream_t stream,
                                                bool exchange) {
-  // The local SpMV is launched first, so that the GPU is busy while the host enqueues the
-  // exchange: ncclGroupEnd takes 26-43 us of host time on 4x H200 (the staged transport also
-  // waits for MPI here). Enqueued before the local SpMV (revisions up to cb5b7ba), that host time
-  // ran on an idle GPU: overlap efficiency 0.2-0.45 with NCCL, now 0.86-1.04
-  // (jobs/results/2026-11-22_h200x4_dist_run3). The comm stream has high priority, so packing,
-  // NCCL and the halo block's product are scheduled ahead of the local SpMV's remaining blocks;
-  // after the local SpMV only the scatter of the boundary rows into y is left. Without the
-  // exchange (apply_local_only) the halo block's product still runs beside the local SpMV, so that
-  // "local" times what the apply costs apart from the exchange.
+  // The packing kernel is launched first, so that its blocks hold SM slots before the local
+  // SpMV's fill the GPU: a panel block keeps its SM for most of the kernel, and packing enqueued
+  // after panel waited for the whole local product (lognormal on 4 GPUs with --format panel: apply
+  // 147 us against a local product of 106; jobs/results/2026-11-28_h200x4_exchange, run 4). The
+  // host's part of the exchange follows the local SpMV, so that the GPU is busy meanwhile:
+  // ncclGroupEnd takes 26-43 us of host time on 4x H200 (the staged transport also waits for MPI
+  // here). Enqueued before the local SpMV (revisions up to cb5b7ba), that host time ran on an idle
+  // GPU: overlap efficiency 0.2-0.45 with NCCL, then 0.86-1.04
+  // (jobs/results/2026-11-22_h200x4_dist_run3). The comm stream has high priority, so NCCL and the
+  // halo block's product are scheduled ahead of the local SpMV's remaining blocks; after the local
+  // SpMV only the scatter of the boundary rows into y is left. Without the exchange
+  // (apply_local_only) the halo block's product still runs beside the local SpMV, so that "local"
+  // times what the apply costs apart from the exchange.
   const bool comm = exchange && exchanges();
   if (!comm && short_halo.rows == 0 && !halo) {
     local->apply(alpha, x, beta, y, stream);
     return;
   }
   gpu::record(start_event.get(), stream);
-  local->apply(alpha, x, beta, y, stream);
   if (comm)
-    exchange_device_enqueue(x);
+    pack_device(x);
   else
     follow_caller(comm_stream.get());
+  local->apply(alpha, x, beta, y, stream);
+  if (comm) send_device();
   halo_multiply(alpha, comm_stream.get(), comm ? transport->ready_flags() : nullptr);
   join_exchange(stream);
   halo_finish(y, stream);
@@ -223,7 +234,8 @@ void distributed_matrix<V>::exchange_only(const V* x, cuda_stream_t stream) {
   if (!m.exchanges()) return;
   if (m.cuda()) {
     gpu::record(m.start_event.get(), stream);
-    m.exchange_device_enqueue(x);
+    m.pack_device(x);
+    m.send_device();
     if (const auto* wait = m.transport->ready_flags()) gpu::wait_ready(*wait, m.comm_stream.get());
     m.transport->release(m.comm_stream.get());
     m.join_exchange(stream);

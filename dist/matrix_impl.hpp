@@ -217,7 +217,8 @@ struct distributed_matrix<V>::impl {
   void choose_and_make_transport();
   void fill_summaries();
 
-  void exchange_device_enqueue(const V* x);
+  void pack_device(const V* x);
+  void send_device();
   void join_exchange(cuda_stream_t stream);
   void follow_caller(cuda_stream_t s);
   void join_put(cuda_stream_t stream);

@@ -96,11 +96,17 @@ format_bytes format_bytes_per_nonzero(const row_statistics& s);
 /// Rule-based choice from the statistics alone.
 format_choice select_format(const row_statistics& s, backend where);
 
+/// Irregular blocks with values from this many nonzeros whose x windows do not fit get `panel`
+/// timed beside the rule's pick by the order's trial (trial_formats).
+constexpr offset_type trial_panel_nnz = offset_type{4} << 20;
+
 /// The formats `--order auto` times on a block before it keeps an order (dist/matrix_order.cpp,
-/// issue 37): select_format's pick, then on the GPU `panel` for large irregular blocks with values
-/// whose x windows do not fit but whose rows average under panel_min_mean_length (the rule keeps
-/// them from panel: rmat:22:8 ran 0.94x cuSPARSE in the caller's order, but after a locality
-/// order short rows may share x's sectors too).
+/// issue 37): select_format's pick, then on the GPU `panel` for irregular blocks with values of at
+/// least trial_panel_nnz whose x windows do not fit, where the rule did not pick it. The rule sees
+/// the row lengths and the size, which an order does not change, and keeps such blocks from panel
+/// (rmat:22:8, mean row 7.7: 0.94x cuSPARSE in the caller's order; R-MAT's rank blocks on 2 GPUs,
+/// 16.3 M nonzeros: below large_irregular_nnz); after a locality order short rows and smaller
+/// blocks may share x's sectors too.
 std::vector<format_choice> trial_formats(const row_statistics& s, backend where);
 
 }  // namespace distspmv

@@ -278,7 +278,7 @@ std::vector<rank_figures> halo_figures(const pattern& a, const std::vector<int>&
     if (f[r].local_nnz() >= panel_figures_nnz) f[r].panel_sectors = block_panel_sectors(row_ptr, col, stamp, group);
     if (!order_trial) continue;
     f[r].trial = true;
-    const bool large = f[r].local_nnz() >= large_irregular_nnz;
+    const bool large = f[r].local_nnz() >= trial_panel_nnz;  // (trial_formats adds no panel below)
     if (large) f[r].none_formats = block_trial_formats(row_ptr, col);
     // Degree order of the whole rows (the GPU's order counts the halo entries too), rows and
     // owned columns renamed, columns sorted in each row.
