@@ -80,7 +80,7 @@ void distributed_matrix<V>::impl::setup(const caller_slice& slice) {
   times.order = seconds_since(t0);
 
   t0 = std::chrono::steady_clock::now();
-  plan = build_halo_plan(comm, owned, halo_order_from());
+  plan = build_halo_plan(comm, owned, halo_order());
   n_owned = plan.a_local.rows;
   owned = {};
   build_operators();
@@ -188,7 +188,7 @@ void distributed_matrix<V>::impl::take_halo(halo_split&& h) {
   plan.halo_rows = std::move(h.halo_rows);
   plan.ghost_ids = std::move(h.ghost_ids);
   check_local_ids(comm, n_owned, plan.ghost_ids.size());  // as build_halo_plan does
-  if (order_halo_block(plan, row_offsets, halo_order_from()) && !options.keep_for_update)
+  if (order_halo_block(plan, row_offsets, halo_order()) && !options.keep_for_update)
     plan.halo_entry_order = {};  // (only update_values reads it)
   plan_exchange(comm, row_offsets, plan);
 }

@@ -81,30 +81,34 @@ void distributed_matrix<V>::impl::join_exchange(cuda_stream_t stream) {
 template <typename V>
 void distributed_matrix<V>::impl::apply_device(V alpha, const V* x, V beta, V* y, cuda_stream_t stream,
                                                bool exchange) {
-  // The packing kernel is launched first, so that its blocks hold SM slots before the local
-  // SpMV's fill the GPU: a panel block keeps its SM for most of the kernel, and packing enqueued
-  // after panel waited for the whole local product (lognormal on 4 GPUs with --format panel: apply
-  // 147 us against a local product of 106; jobs/results/2026-11-28_h200x4_exchange, run 4). The
-  // host's part of the exchange follows the local SpMV, so that the GPU is busy meanwhile:
-  // ncclGroupEnd takes 26-43 us of host time on 4x H200 (the staged transport also waits for MPI
-  // here). Enqueued before the local SpMV (revisions up to cb5b7ba), that host time ran on an idle
-  // GPU: overlap efficiency 0.2-0.45 with NCCL, then 0.86-1.04
-  // (jobs/results/2026-11-22_h200x4_dist_run3). The comm stream has high priority, so NCCL and the
-  // halo block's product are scheduled ahead of the local SpMV's remaining blocks; after the local
-  // SpMV only the scatter of the boundary rows into y is left. Without the exchange
-  // (apply_local_only) the halo block's product still runs beside the local SpMV, so that "local"
-  // times what the apply costs apart from the exchange.
+  // In a CUDA graph (peer-put, nccl), and before a local operator whose blocks hold their SMs
+  // (format_stats::holds_sms: panel), the packing kernel comes first, so that its blocks have SM
+  // slots before the local SpMV's fill the GPU: packing enqueued after a one-wave panel product
+  // waited for all of it (lognormal on 4 GPUs with --format panel: apply 147 us against a local
+  // product of 106; jobs/results/2026-11-28_h200x4_exchange, run 4). Otherwise the local SpMV is
+  // launched first, so that the GPU is busy while the host enqueues the exchange: packing first
+  // cost 5-7 us of host time before the local SpMV (stencil27:200 on 2 GPUs over cuda-ipc: 250.0
+  // -> 256.8 us, jobs/results/2026-11-28_h200x2_halo_order, run 2), and ncclGroupEnd takes 26-43
+  // us of host time on 4x H200 (the staged transport also waits for MPI here): enqueued before the
+  // local SpMV (revisions up to cb5b7ba) that host time ran on an idle GPU, overlap efficiency
+  // 0.2-0.45 with NCCL, then 0.86-1.04 (jobs/results/2026-11-22_h200x4_dist_run3). The comm stream has high
+  // priority, so packing, NCCL and the halo block's product are scheduled ahead of the local
+  // SpMV's remaining blocks; after the local SpMV only the scatter of the boundary rows into y is
+  // left. Without the exchange (apply_local_only) the halo block's product still runs beside the
+  // local SpMV, so that "local" times what the apply costs apart from the exchange.
   const bool comm = exchange && exchanges();
   if (!comm && short_halo.rows == 0 && !halo) {
     local->apply(alpha, x, beta, y, stream);
     return;
   }
+  const bool pack_first = comm && (capturing || local->stats().holds_sms);
   gpu::record(start_event.get(), stream);
-  if (comm)
-    pack_device(x);
-  else
-    follow_caller(comm_stream.get());
+  if (pack_first) pack_device(x);
   local->apply(alpha, x, beta, y, stream);
+  if (!comm)
+    follow_caller(comm_stream.get());
+  else if (!pack_first)
+    pack_device(x);
   if (comm) send_device();
   halo_multiply(alpha, comm_stream.get(), comm ? transport->ready_flags() : nullptr);
   join_exchange(stream);

@@ -88,9 +88,13 @@ struct distributed_matrix<V>::impl {
   /// loads took 6.4 us (block) and 8.2 us (METIS) of every apply of gen:stencil27:200 on 2 GPUs
   /// (ncu, H200; jobs/results/2026-11-26_h200x2_halo).
   static constexpr offset_type short_halo_row = 32;
-  /// Halo blocks with a row longer than this are ordered for the GPU's gathers (order_halo_block):
-  /// the irregular ones on the CUDA backend; the host backend keeps the split's layout.
-  offset_type halo_order_from() const { return cuda() ? short_halo_row : std::numeric_limits<offset_type>::max(); }
+  /// Halo blocks from this many nonzeros time panel beside the selector's pick (halo_trial).
+  static constexpr offset_type halo_panel_trial_nnz = offset_type{2} << 20;
+  /// The halo blocks ordered for the GPU's gathers (order_halo_block): on the CUDA backend, the
+  /// irregular ones large enough for halo_trial; the host backend keeps the split's layout.
+  halo_order_rule halo_order() const {
+    return cuda() ? halo_order_rule{short_halo_row, halo_panel_trial_nnz} : halo_order_rule{};
+  }
   device_storage short_storage;
   gpu::halo_csr<V> short_halo;
 

@@ -92,7 +92,6 @@ double distributed_matrix<V>::impl::time_local_apply(const std::vector<index_typ
 template <typename V>
 std::unique_ptr<local_operator<V>> distributed_matrix<V>::impl::halo_trial(const csr_matrix<V, index_type>& a_halo,
                                                                         std::string& chosen, std::string& note) {
-  constexpr offset_type halo_panel_trial_nnz = offset_type{2} << 20;
   const auto stats = compute_row_statistics(a_halo);
   const auto pick = select_format(stats, options.where);
   chosen = pick.format;

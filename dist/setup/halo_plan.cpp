@@ -26,7 +26,7 @@ void check_local_ids(MPI_Comm comm, global_index_type owned_rows, std::size_t gh
   });
 }
 
-halo_plan build_halo_plan(MPI_Comm comm, const owned_rows& rows, offset_type order_rows_longer_than) {
+halo_plan build_halo_plan(MPI_Comm comm, const owned_rows& rows, halo_order_rule rule) {
   const int me = comm_rank(comm);
   const auto& a = rows.a;
   const global_index_type lo = rows.row_offsets[me], hi = rows.row_offsets[me + 1];
@@ -77,18 +77,17 @@ halo_plan build_halo_plan(MPI_Comm comm, const owned_rows& rows, offset_type ord
   // duplicate leading zero.
   ah.row_ptr.erase(ah.row_ptr.begin());
 
-  order_halo_block(plan, rows.row_offsets, order_rows_longer_than);
+  order_halo_block(plan, rows.row_offsets, rule);
   plan_exchange(comm, rows.row_offsets, plan);
   return plan;
 }
 
-bool order_halo_block(halo_plan& plan, const std::vector<global_index_type>& row_offsets,
-                      offset_type order_rows_longer_than) {
+bool order_halo_block(halo_plan& plan, const std::vector<global_index_type>& row_offsets, halo_order_rule rule) {
   auto& a = plan.a_halo;
   const auto rows = static_cast<std::size_t>(a.rows), cols = static_cast<std::size_t>(a.cols);
   offset_type longest = 0;
   for (std::size_t r = 0; r < rows; ++r) longest = std::max(longest, a.row_length(static_cast<global_index_type>(r)));
-  if (longest <= order_rows_longer_than) return false;
+  if (longest <= rule.rows_longer_than || a.nnz() < rule.min_nnz) return false;
 
   // Ghosts: within each owner's group (contiguous, the ids being sorted), most used first.
   std::vector<offset_type> uses(cols, 0);

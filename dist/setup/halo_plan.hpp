@@ -6,6 +6,7 @@
 
 #include <mpi.h>
 
+#include <limits>
 #include <vector>
 
 #include "common/csr_matrix.hpp"
@@ -43,19 +44,24 @@ struct halo_plan {
 /// (collective: setup step 'halo plan').
 void check_local_ids(MPI_Comm comm, global_index_type owned_rows, std::size_t ghosts);
 
-/// Builds the plan from this rank's owned rows. Collective (one exchange of requested ids). The
-/// halo block is ordered (order_halo_block) where a row of it is longer than `order_rows_longer_than`.
-halo_plan build_halo_plan(MPI_Comm comm, const owned_rows& rows, offset_type order_rows_longer_than);
+/// Which halo blocks order_halo_block orders: irregular ones (a row longer than
+/// `rows_longer_than`) of at least `min_nnz` entries. The default orders none.
+struct halo_order_rule {
+  offset_type rows_longer_than = std::numeric_limits<offset_type>::max();
+  offset_type min_nnz = std::numeric_limits<offset_type>::max();
+};
 
-/// Orders the halo block for the GPU's gathers, where one of its rows is longer than
-/// `order_rows_longer_than` (irregular blocks; meshes keep theirs): the ghosts within each owner's
-/// group by the number of the block's entries that use them, most first, and the block's rows by
-/// length, longest first (both stable). Hub columns then sit together, as the one-GPU degree order
+/// Builds the plan from this rank's owned rows. Collective (one exchange of requested ids). The
+/// halo block is ordered (order_halo_block) where `rule` says.
+halo_plan build_halo_plan(MPI_Comm comm, const owned_rows& rows, halo_order_rule rule);
+
+/// Orders the halo block for the GPU's gathers where `rule` says (large irregular blocks; meshes
+/// keep theirs): the ghosts within each owner's group by the number of the block's entries that
+/// use them, most first, and the block's rows by length, longest first (both stable). Hub columns then sit together, as the one-GPU degree order
 /// puts them (the ghosts as split lie in the caller's numbering, random on R-MAT). Ghost slots and
 /// halo rows are the rank's own: nothing outside the plan changes, and before plan_exchange the
 /// owners learn the new order with the ids they are asked for. Returns whether it ordered.
-bool order_halo_block(halo_plan& plan, const std::vector<global_index_type>& row_offsets,
-                      offset_type order_rows_longer_than);
+bool order_halo_block(halo_plan& plan, const std::vector<global_index_type>& row_offsets, halo_order_rule rule);
 
 /// After update_values refilled plan.a_halo's values in the layout of the split: the same values
 /// in the ordered layout (nothing where the block was not ordered).

@@ -121,10 +121,11 @@ TEST(SplitRowsHost, OrderedHaloBlockKeepsItsEntries) {
     auto plan = split;
     offset_type longest = 0;
     for (global_index_type r = 0; r < plan.a_halo.rows; ++r) longest = std::max(longest, plan.a_halo.row_length(r));
-    EXPECT_FALSE(order_halo_block(plan, row_offsets, longest)) << c.name;  // regular enough: kept
+    EXPECT_FALSE(order_halo_block(plan, row_offsets, {longest, 0})) << c.name;  // regular enough: kept
+    EXPECT_FALSE(order_halo_block(plan, row_offsets, {0, plan.a_halo.nnz() + 1})) << c.name;  // small: kept
     EXPECT_EQ(plan.ghost_ids, split.ghost_ids) << c.name;
     if (longest == 0) continue;
-    ASSERT_TRUE(order_halo_block(plan, row_offsets, longest - 1)) << c.name;
+    ASSERT_TRUE(order_halo_block(plan, row_offsets, {longest - 1, plan.a_halo.nnz()})) << c.name;
     ASSERT_EQ(halo_entries(plan), halo_entries(split)) << c.name;
     std::vector<offset_type> uses(plan.ghost_ids.size(), 0);
     for (global_index_type r = 0; r < plan.a_halo.rows; ++r) {
