@@ -81,14 +81,13 @@ void distributed_matrix<V>::impl::join_exchange(cuda_stream_t stream) {
 template <typename V>
 void distributed_matrix<V>::impl::apply_device(V alpha, const V* x, V beta, V* y, cuda_stream_t stream,
                                                bool exchange) {
-  // In a CUDA graph (peer-put, nccl), and before a local operator whose blocks hold their SMs
-  // (format_stats::holds_sms: panel), the packing kernel comes first, so that its blocks have SM
-  // slots before the local SpMV's fill the GPU: packing enqueued after a one-wave panel product
-  // waited for all of it (lognormal on 4 GPUs with --format panel: apply 147 us against a local
-  // product of 106; jobs/results/2026-11-28_h200x4_exchange, run 4). Otherwise the local SpMV is
-  // launched first, so that the GPU is busy while the host enqueues the exchange: packing first
-  // cost 5-7 us of host time before the local SpMV (stencil27:200 on 2 GPUs over cuda-ipc: 250.0
-  // -> 256.8 us, jobs/results/2026-11-28_h200x2_halo_order, run 2), and ncclGroupEnd takes 26-43
+  // In a CUDA graph (peer-put, nccl) the packing kernel comes first, so that its blocks have SM
+  // slots before the local SpMV's fill the GPU and the halo leaves as early as it can (2 GPUs,
+  // peer-put: gen:poisson3d:32 17.9 -> 14.0 us, soc-Slashdot0902 21.6 -> 20.1 us;
+  // jobs/results/2026-11-28_h200x2_halo_order, run 3). Eagerly the local SpMV is launched first,
+  // so that the GPU is busy while the host enqueues the exchange: packing first cost 5-7 us of host
+  // time before the local SpMV (stencil27:200 on 2 GPUs over cuda-ipc: 250.0 -> 256.8 us, run 2;
+  // lognormal, local block in panel, 181.2 -> 188.1 us, run 3), and ncclGroupEnd takes 26-43
   // us of host time on 4x H200 (the staged transport also waits for MPI here): enqueued before the
   // local SpMV (revisions up to cb5b7ba) that host time ran on an idle GPU, overlap efficiency
   // 0.2-0.45 with NCCL, then 0.86-1.04 (jobs/results/2026-11-22_h200x4_dist_run3). The comm stream has high
@@ -101,7 +100,7 @@ void distributed_matrix<V>::impl::apply_device(V alpha, const V* x, V beta, V* y
     local->apply(alpha, x, beta, y, stream);
     return;
   }
-  const bool pack_first = comm && (capturing || local->stats().holds_sms);
+  const bool pack_first = comm && capturing;
   gpu::record(start_event.get(), stream);
   if (pack_first) pack_device(x);
   local->apply(alpha, x, beta, y, stream);

@@ -255,7 +255,7 @@ format_choice select_format(const row_statistics& s, backend where) {
 std::vector<format_choice> trial_formats(const row_statistics& s, backend where) {
   std::vector<format_choice> c{select_format(s, where)};
   if (where == backend::cuda && c.front().format != "panel" && !s.pattern && s.nnz >= trial_panel_nnz &&
-      s.window_fit < 0.95)
+      s.window_fit < 0.95 && s.mean_length < panel_min_mean_length)
     c.push_back({"panel", fmt::format("irregular rows, mean {:.1f}, {:.1f} M nonzeros: row panels sorted by column, "
                                       "timed against {} (the rule alone would not pick panel)",
                                       s.mean_length, static_cast<double>(s.nnz) / 1e6, c.front().format)});

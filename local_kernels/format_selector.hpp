@@ -96,17 +96,20 @@ format_bytes format_bytes_per_nonzero(const row_statistics& s);
 /// Rule-based choice from the statistics alone.
 format_choice select_format(const row_statistics& s, backend where);
 
-/// Irregular blocks with values from this many nonzeros whose x windows do not fit get `panel`
-/// timed beside the rule's pick by the order's trial (trial_formats).
+/// Irregular blocks with values of short rows from this many nonzeros whose x windows do not fit
+/// get `panel` timed beside the rule's pick by the order's trial (trial_formats).
 constexpr offset_type trial_panel_nnz = offset_type{4} << 20;
 
 /// The formats `--order auto` times on a block before it keeps an order (dist/matrix_order.cpp,
-/// issue 37): select_format's pick, then on the GPU `panel` for irregular blocks with values of at
-/// least trial_panel_nnz whose x windows do not fit, where the rule did not pick it. The rule sees
-/// the row lengths and the size, which an order does not change, and keeps such blocks from panel
-/// (rmat:22:8, mean row 7.7: 0.94x cuSPARSE in the caller's order; R-MAT's rank blocks on 2 GPUs,
-/// 16.3 M nonzeros: below large_irregular_nnz); after a locality order short rows and smaller
-/// blocks may share x's sectors too.
+/// issues 36 and 37): select_format's pick, then on the GPU `panel` for irregular blocks with
+/// values of at least trial_panel_nnz whose x windows do not fit but whose rows average under
+/// panel_min_mean_length. The rule keeps those from panel by their row lengths, which an order
+/// does not change (rmat:22:8, mean row 7.7: 0.94x cuSPARSE in the caller's order), but after a
+/// locality order short rows may share x's sectors too: R-MAT's rank blocks on 2 GPUs (16.3 M
+/// nonzeros, mean 7.8) ran 1.33x cuSPARSE in degree order with panel. Longer rows below
+/// large_irregular_nnz keep the rule's pick: the bench lognormal's rank blocks on 4 GPUs (11 M,
+/// mean 11) ran panel's local product 12% faster and the apply 19% slower
+/// (jobs/results/2026-11-28_h200x4_exchange, run 4).
 std::vector<format_choice> trial_formats(const row_statistics& s, backend where);
 
 }  // namespace distspmv

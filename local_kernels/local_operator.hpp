@@ -28,9 +28,6 @@ struct format_stats {
   offset_type n_iter = 0;
   offset_type n_p = 0;
   std::string params;  ///< human-readable parameters, e.g. "T=4"
-  /// Its blocks hold their SMs for most of the product (about one wave of long blocks, as panel's):
-  /// a kernel enqueued beside it after it waits for much of it (dist/ then enqueues first).
-  bool holds_sms = false;
 };
 
 /// y = alpha * A * x + beta * y for one local block in one storage format.

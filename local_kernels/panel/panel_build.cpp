@@ -170,7 +170,6 @@ panel_matrix<V> build(const csr_matrix<V, index_type>& a, const panel_params& pa
     }
   }
   m.stats.params = params_text(plan);
-  m.stats.holds_sms = true;  // about one wave of blocks, each a whole panel
   m.panel_row = std::move(plan.panel_row);
   m.slot_begin = std::move(plan.slot_begin);
 

@@ -293,7 +293,6 @@ device_built<panel_view<V>> build_cuda(device_csr<V>&& a, const panel_params& pa
                              static_cast<std::size_t>(stored) * (sizeof(index_type) + sizeof(V) + sizeof(std::uint16_t));
   built.stats.padding_ratio = nnz > 0 ? static_cast<double>(stored) / static_cast<double>(nnz) : 1.0;
   built.stats.params = params_text(plan);
-  built.stats.holds_sms = true;  // about one wave of blocks, each a whole panel
   DSPMV_CUDA_CHECK(cudaStreamSynchronize(nullptr));
   return built;
 }

@@ -84,8 +84,8 @@ TEST(FormatSelector, FollowsTheMeasuredRules) {
 }
 
 TEST(FormatSelector, TrialFormatsAddPanelForIrregularRows) {
-  // Issues 36 and 37: `--order auto` times panel beside the rule's pick where the mean row
-  // (rmat:22:8) or the size (rank blocks) keeps the rule from panel; elsewhere the pick alone.
+  // Issues 36 and 37: `--order auto` times panel beside the rule's pick where the mean row keeps
+  // the rule from panel (rmat:22:8, R-MAT's rank blocks from 4 M nonzeros); elsewhere the pick alone.
   row_statistics short_mean = irregular(huge_irregular_nnz, 8);
   short_mean.mean_length = 7.7;
   const auto c = trial_formats(short_mean, backend::cuda);
@@ -95,8 +95,12 @@ TEST(FormatSelector, TrialFormatsAddPanelForIrregularRows) {
   EXPECT_FALSE(c[1].reason.empty());
   EXPECT_EQ(trial_formats(short_mean, backend::host).size(), 1u);
   EXPECT_EQ(trial_formats(irregular(huge_irregular_nnz, 8), backend::cuda).size(), 1u);  // panel already
-  EXPECT_EQ(trial_formats(irregular(large_irregular_nnz - 1, 8), backend::cuda).size(), 2u);  // a rank block
-  EXPECT_EQ(trial_formats(irregular(trial_panel_nnz - 1, 8), backend::cuda).size(), 1u);      // small
+  row_statistics rank_block = irregular(large_irregular_nnz - 1, 8);
+  EXPECT_EQ(trial_formats(rank_block, backend::cuda).size(), 1u);  // rows of mean 16: the rule's pick
+  rank_block.mean_length = 7.8;
+  EXPECT_EQ(trial_formats(rank_block, backend::cuda).size(), 2u);
+  rank_block.nnz = trial_panel_nnz - 1;
+  EXPECT_EQ(trial_formats(rank_block, backend::cuda).size(), 1u);  // small
   short_mean.pattern = true;
   EXPECT_EQ(trial_formats(short_mean, backend::cuda).size(), 1u);
   short_mean.pattern = false;
