@@ -44,11 +44,16 @@ double median_product_us(cuda_stream_t stream, const std::function<void()>& prod
   return us[trial_repeats / 2];
 }
 
-/// Median microseconds of the rank's product (alpha 1, beta 0) on the current local operator:
-/// the local block, then the halo block (built already) and its scatter into y at `halo_rows`
-/// (the boundary rows in the candidate's numbering). The halo block keeps its own row order, so
-/// an order scatters its product: on 2 GPUs (rmat:22:16, half of the entries in ghost columns)
-/// rcm gained 4% on the local block alone and lost 6% on the apply.
+/// Median microseconds of the rank's product (alpha 1, beta 0) on the current local operator, as
+/// the apply runs it without the exchange: the local block, beside it on a high-priority stream the
+/// halo block (built already), then its scatter into y at `halo_rows` (the boundary rows in the
+/// candidate's numbering). The two blocks run side by side because they do so in the apply, and
+/// one after the other they do not show how they share the GPU (rmat:22:8 on 2 GPUs: both ranks
+/// kept degree order and panel; the one whose halo block stayed cuSPARSE ran 154.5 us beside it,
+/// the other 128.3; jobs/results/2026-11-28_h200x2_halo_order, run 4). The halo block keeps its
+/// own row order, so an order scatters its product: on 2 GPUs
+/// (rmat:22:16, half of the entries in ghost columns) rcm gained 4% on the local block alone and
+/// lost 6% on the apply.
 template <typename V>
 double distributed_matrix<V>::impl::time_local_apply(const std::vector<index_type>& halo_rows_now) {
   const auto n = static_cast<std::size_t>(std::max<global_index_type>(1, n_owned));
@@ -62,7 +67,8 @@ double distributed_matrix<V>::impl::time_local_apply(const std::vector<index_typ
   auto rows = gpu::allocate_device(static_cast<std::size_t>(std::max<global_index_type>(1, n_halo)) * sizeof(index_type));
   std::vector<V> hx(std::max(n, n_ghost));
   for (std::size_t i = 0; i < hx.size(); ++i) hx[i] = V(1) + static_cast<V>(i % 17) / V(16);
-  auto stream = gpu::make_stream();
+  auto stream = gpu::make_stream(), beside = gpu::make_stream(/*high_priority=*/true);
+  auto forked = gpu::make_event(), joined = gpu::make_event();
   gpu::copy_async(x.get(), hx.data(), n * sizeof(V), stream.get());
   gpu::copy_async(ghost.get(), hx.data(), n_ghost * sizeof(V), stream.get());
   if (n_halo > 0)
@@ -74,12 +80,18 @@ double distributed_matrix<V>::impl::time_local_apply(const std::vector<index_typ
   auto* tv = static_cast<V*>(t.get());
   const auto* rv = static_cast<const index_type*>(rows.get());
   return median_product_us(stream.get(), [&] {
+    if (with_halo) {
+      gpu::record(forked.get(), stream.get());
+      gpu::wait(beside.get(), forked.get());
+    }
     local->apply(V(1), xv, V(0), yv, stream.get());
     if (!with_halo) return;
     if (short_halo.rows > 0)
-      gpu::halo_product(short_halo, V(1), gv, tv, stream.get());
+      gpu::halo_product(short_halo, V(1), gv, tv, beside.get());
     else
-      halo->apply(V(1), gv, V(0), tv, stream.get());
+      halo->apply(V(1), gv, V(0), tv, beside.get());
+    gpu::record(joined.get(), beside.get());
+    gpu::wait(stream.get(), joined.get());
     gpu::scatter_add(tv, rv, n_halo, yv, stream.get());
   });
 }
