@@ -18,15 +18,14 @@ run() { local name=$1 n=$2 b=$3; shift 3; echo "$name $(date +%T)" >> $P
 NEW=build-gpu/apps/distspmv OLD=../build-old/apps/distspmv
 RM="gen:rmat:22:16 --seed 11"
 LN="gen:lognormal:4000000:2.0:1.0:300000 --seed 9"
-run rmat_g2_new 2 $NEW $RM --vs-cusparse
 run rmat228_g2_new 2 $NEW gen:rmat:22:8 --seed 5
+run rmat228_g2_old 2 $OLD gen:rmat:22:8 --seed 5
 run rmat2124_g2_new 2 $NEW gen:rmat:21:24 --seed 3
+run rmat2124_g2_old 2 $OLD gen:rmat:21:24 --seed 3
+run rmat_g2_new 2 $NEW $RM --vs-cusparse
 run lognormal_g2_new 2 $NEW $LN
-run slashdot_g2_new 2 $NEW $M/soc-Slashdot0902.mtx.gz
 run poisson32_g2_new 2 $NEW gen:poisson3d:32
-run stencil27_g2_new 2 $NEW gen:stencil27:200
-run stencil27_g2_old 2 $OLD gen:stencil27:200
-run lognormal_g2_old 2 $OLD $LN
+run slashdot_g2_new 2 $NEW $M/soc-Slashdot0902.mtx.gz
 echo "tests $(date +%T)" >> $P
 export DISTSPMV_TEST_BACKEND=cuda DISTSPMV_TEST_TRANSPORT=peer-put DISTSPMV_MATRICES=$PWD/.device-data/matrices
 for np in 2; do
