@@ -78,8 +78,9 @@ struct distributed_matrix<V>::impl {
   std::unique_ptr<host_split<V>> split_host;
   bool in_place = false;
   std::unique_ptr<local_operator<V>> local;
-  /// A_halo: boundary rows x ghost columns, in the registry's adaptive CSR (it splits very long
-  /// rows, which power-law matrices have). Its product lands in halo_t, then y[halo_rows] += halo_t.
+  /// A_halo: boundary rows x ghost columns, in adaptive CSR, or on the GPU with `--format auto`
+  /// in the selector's format or panel, whichever halo_trial measured faster. Its product lands
+  /// in halo_t, then y[halo_rows] += halo_t.
   std::unique_ptr<local_operator<V>> halo;
   /// On the CUDA backend, when no halo row is longer than short_halo_row (meshes), A_halo is kept
   /// as plain device CSR instead, one thread per row (gpu::halo_product). Either way its product

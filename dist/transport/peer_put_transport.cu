@@ -55,7 +55,6 @@ using gpu::spin_note;
 
 constexpr int tag_receiver = 7310, tag_sender = 7311;
 constexpr int pack_block = 256;
-constexpr int pack_unroll = 8;  ///< entries a packing thread gathers before it stores
 
 /// What a receiver tells each of its senders at setup: where to put its entries and its flag.
 struct receiver_info {
@@ -106,29 +105,12 @@ __global__ void __launch_bounds__(pack_block) pack_put_kernel(put_params<V> p, c
   }
   __syncthreads();
   if (go) {
-    // Each thread has pack_unroll entries in flight: with at most two blocks per SM, one entry at
-    // a time left the gathers latency-bound (R-MAT at 4 ranks, 7.5 MB of halo a rank: 61 us).
     const offset_type n = p.send_offsets[p.n_receivers];
-    const offset_type stride = static_cast<offset_type>(gridDim.x) * blockDim.x;
-    for (offset_type base = blockIdx.x * static_cast<offset_type>(blockDim.x) + threadIdx.x; base < n;
-         base += pack_unroll * stride) {
-      index_type idx[pack_unroll];
-      V v[pack_unroll];
-#pragma unroll
-      for (int u = 0; u < pack_unroll; ++u) {
-        const offset_type k = base + u * stride;
-        idx[u] = k < n ? send_idx[k] : 0;
-      }
-#pragma unroll
-      for (int u = 0; u < pack_unroll; ++u) v[u] = base + u * stride < n ? x[idx[u]] : V(0);
-#pragma unroll
-      for (int u = 0; u < pack_unroll; ++u) {
-        const offset_type k = base + u * stride;
-        if (k >= n) break;
-        int r = 0;  // the receiver of entry k: few neighbours, a linear scan of cached offsets
-        while (p.send_offsets[r + 1] <= k) ++r;
-        p.destinations[r][k - p.send_offsets[r]] = v[u];
-      }
+    for (offset_type k = blockIdx.x * static_cast<offset_type>(blockDim.x) + threadIdx.x; k < n;
+         k += static_cast<offset_type>(gridDim.x) * blockDim.x) {
+      int r = 0;  // the receiver of entry k: few neighbours, a linear scan of cached offsets
+      while (p.send_offsets[r + 1] <= k) ++r;
+      p.destinations[r][k - p.send_offsets[r]] = x[send_idx[k]];
     }
     __threadfence_system();  // this thread's stores reach the receivers before any flag below
   }
