@@ -96,11 +96,14 @@ double distributed_matrix<V>::impl::time_local_apply(const std::vector<index_typ
   });
 }
 
-/// On 4 GPUs R-MAT's halo blocks hold 12 M of a rank's 16 M nonzeros (rmat:22:16, block), in rows
-/// of 27 entries on average, below the 16 M from which the selector's rule picks panel on one GPU;
+/// On 2 GPUs R-MAT's halo blocks hold 16 M of a rank's 33 M nonzeros (rmat:22:16, block), in rows
+/// of 20 entries on average, below the 16 Mi from which the selector's rule picks panel on one GPU;
 /// ordered by order_halo_block, their hub ghosts sit together as the degree order puts them. So
-/// halo blocks from halo_panel_trial_nnz nonzeros time panel beside the selector's pick, and
-/// panel must win by order_trial_margin.
+/// halo blocks from halo_panel_trial_nnz nonzeros whose rows average at least
+/// panel_min_mean_length (the rule's own bound) time panel beside the selector's pick, and panel
+/// must win by order_trial_margin. Shorter rows keep the pick: rmat:22:8's halo blocks on 4 GPUs
+/// (rows of 2.5-2.9) timed panel 20-35% faster alone, and the apply ran 109.9 us against 100.8
+/// (jobs/results/2026-11-28_h200x4_halo_order, run 1).
 template <typename V>
 std::unique_ptr<local_operator<V>> distributed_matrix<V>::impl::halo_trial(const csr_matrix<V, index_type>& a_halo,
                                                                         std::string& chosen, std::string& note) {
@@ -108,7 +111,8 @@ std::unique_ptr<local_operator<V>> distributed_matrix<V>::impl::halo_trial(const
   const auto pick = select_format(stats, options.where);
   chosen = pick.format;
   note = pick.reason;
-  if (pick.format == "panel" || stats.pattern || stats.nnz < halo_panel_trial_nnz || stats.window_fit >= 0.95)
+  if (pick.format == "panel" || stats.pattern || stats.nnz < halo_panel_trial_nnz || stats.window_fit >= 0.95 ||
+      stats.mean_length < panel_min_mean_length)
     return make_operator<V>(chosen, a_halo, options.where);
 
   const auto n_ghost = static_cast<std::size_t>(std::max<global_index_type>(1, a_halo.cols));
