@@ -110,36 +110,26 @@ bool order_halo_block(halo_plan& plan, const std::vector<global_index_type>& row
   }
   plan.ghost_ids = std::move(ids);
 
-  // Rows: longest first.
-  std::vector<std::size_t> old_row(rows);
-  std::iota(old_row.begin(), old_row.end(), std::size_t{0});
-  std::stable_sort(old_row.begin(), old_row.end(), [&](std::size_t i, std::size_t j) {
-    return a.row_length(static_cast<global_index_type>(i)) > a.row_length(static_cast<global_index_type>(j));
-  });
-
-  // The entries in the new layout, each row's sorted by new column: a stable counting sort of the
-  // entries by new column, then dealt to their new rows in that order (linear in the entries).
-  std::vector<offset_type> new_row_ptr(rows + 1, 0);
-  std::vector<std::size_t> new_row_of_old(rows);
-  for (std::size_t k = 0; k < rows; ++k) {
-    new_row_of_old[old_row[k]] = k;
-    new_row_ptr[k + 1] = new_row_ptr[k] + a.row_length(static_cast<global_index_type>(old_row[k]));
-  }
+  // The rows keep their order, the scatter of their products into y its locality (ordered by
+  // length, rmat:22:8's ranks ran their apply 9-16 us slower on 4 GPUs; run 1 of
+  // jobs/results/2026-11-28_h200x4_halo_order). Each row's entries sorted by new column: a stable
+  // counting sort of the entries by new column, then dealt to their rows in that order (linear).
+  const std::vector<offset_type> new_row_ptr = a.row_ptr;
   const std::size_t nnz = a.col_idx.size();
   std::vector<offset_type> by_col_start(cols + 1, 0);
   for (const index_type c : a.col_idx) ++by_col_start[static_cast<std::size_t>(new_col[static_cast<std::size_t>(c)]) + 1];
   for (std::size_t k = 0; k < cols; ++k) by_col_start[k + 1] += by_col_start[k];
   std::vector<offset_type> by_col(nnz);  // old entries in order of new column
-  std::vector<index_type> new_row_of_entry(nnz);
+  std::vector<index_type> row_of_entry(nnz);
   for (std::size_t r = 0; r < rows; ++r)
     for (offset_type e = a.row_ptr[r]; e < a.row_ptr[r + 1]; ++e) {
-      new_row_of_entry[static_cast<std::size_t>(e)] = static_cast<index_type>(new_row_of_old[r]);
+      row_of_entry[static_cast<std::size_t>(e)] = static_cast<index_type>(r);
       by_col[static_cast<std::size_t>(by_col_start[new_col[static_cast<std::size_t>(a.col_idx[e])]]++)] = e;
     }
   plan.halo_entry_order.assign(nnz, 0);
   std::vector<offset_type> fill(new_row_ptr.begin(), new_row_ptr.end() - 1);
   for (const offset_type e : by_col)
-    plan.halo_entry_order[static_cast<std::size_t>(fill[static_cast<std::size_t>(new_row_of_entry[static_cast<std::size_t>(e)])]++)] = e;
+    plan.halo_entry_order[static_cast<std::size_t>(fill[static_cast<std::size_t>(row_of_entry[static_cast<std::size_t>(e)])]++)] = e;
 
   csr_matrix<double, index_type> b;
   b.rows = a.rows;
@@ -153,9 +143,6 @@ bool order_halo_block(halo_plan& plan, const std::vector<global_index_type>& row
     b.values[k] = a.values[e];
   }
   a = std::move(b);
-  std::vector<index_type> halo_rows(rows);
-  for (std::size_t k = 0; k < rows; ++k) halo_rows[k] = plan.halo_rows[old_row[k]];
-  plan.halo_rows = std::move(halo_rows);
   return true;
 }
 

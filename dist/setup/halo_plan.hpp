@@ -57,7 +57,7 @@ halo_plan build_halo_plan(MPI_Comm comm, const owned_rows& rows, halo_order_rule
 
 /// Orders the halo block for the GPU's gathers where `rule` says (large irregular blocks; meshes
 /// keep theirs): the ghosts within each owner's group by the number of the block's entries that
-/// use them, most first, and the block's rows by length, longest first (both stable). Hub columns then sit together, as the one-GPU degree order
+/// use them, most first (stable); the rows keep their order, each sorted by the new columns. Hub columns then sit together, as the one-GPU degree order
 /// puts them (the ghosts as split lie in the caller's numbering, random on R-MAT). Ghost slots and
 /// halo rows are the rank's own: nothing outside the plan changes, and before plan_exchange the
 /// owners learn the new order with the ids they are asked for. Returns whether it ordered.
