@@ -114,7 +114,6 @@ bool order_halo_block(halo_plan& plan, const std::vector<global_index_type>& row
   // length, rmat:22:8's ranks ran their apply 9-16 us slower on 4 GPUs; run 1 of
   // jobs/results/2026-11-28_h200x4_halo_order). Each row's entries sorted by new column: a stable
   // counting sort of the entries by new column, then dealt to their rows in that order (linear).
-  const std::vector<offset_type> new_row_ptr = a.row_ptr;
   const std::size_t nnz = a.col_idx.size();
   std::vector<offset_type> by_col_start(cols + 1, 0);
   for (const index_type c : a.col_idx) ++by_col_start[static_cast<std::size_t>(new_col[static_cast<std::size_t>(c)]) + 1];
@@ -127,14 +126,14 @@ bool order_halo_block(halo_plan& plan, const std::vector<global_index_type>& row
       by_col[static_cast<std::size_t>(by_col_start[new_col[static_cast<std::size_t>(a.col_idx[e])]]++)] = e;
     }
   plan.halo_entry_order.assign(nnz, 0);
-  std::vector<offset_type> fill(new_row_ptr.begin(), new_row_ptr.end() - 1);
+  std::vector<offset_type> fill(a.row_ptr.begin(), a.row_ptr.end() - 1);
   for (const offset_type e : by_col)
     plan.halo_entry_order[static_cast<std::size_t>(fill[static_cast<std::size_t>(row_of_entry[static_cast<std::size_t>(e)])]++)] = e;
 
   csr_matrix<double, index_type> b;
   b.rows = a.rows;
   b.cols = a.cols;
-  b.row_ptr = std::move(new_row_ptr);
+  b.row_ptr = a.row_ptr;
   b.col_idx.resize(nnz);
   b.values.resize(nnz);
   for (std::size_t k = 0; k < nnz; ++k) {
