@@ -100,10 +100,11 @@ double distributed_matrix<V>::impl::time_local_apply(const std::vector<index_typ
 /// of 20 entries on average, below the 16 Mi from which the selector's rule picks panel on one GPU;
 /// ordered by order_halo_block, their hub ghosts sit together as the degree order puts them. So
 /// halo blocks from halo_panel_trial_nnz nonzeros whose rows average at least
-/// panel_min_mean_length (the rule's own bound) time panel beside the selector's pick, and panel
-/// must win by order_trial_margin. Shorter rows keep the pick: rmat:22:8's halo blocks on 4 GPUs
-/// (rows of 2.5-2.9) timed panel 20-35% faster alone, and the apply ran 109.9 us against 100.8
-/// (jobs/results/2026-11-28_h200x4_halo_order, run 1).
+/// panel_min_mean_length (the rule's own bound: short rows make short panels with few repeated
+/// columns, local_kernels/panel/README.md) time panel beside the selector's pick, and panel must
+/// win by order_trial_margin. Panel's 2 GPU gain (rmat:22:16, 133 -> 90-110 us a halo block) did
+/// not show on 4 GPUs, where the exchange stays on the apply's path
+/// (jobs/results/2026-11-28_h200x4_halo_order).
 template <typename V>
 std::unique_ptr<local_operator<V>> distributed_matrix<V>::impl::halo_trial(const csr_matrix<V, index_type>& a_halo,
                                                                         std::string& chosen, std::string& note) {
