@@ -87,10 +87,10 @@ void distributed_matrix<V>::impl::apply_device(V alpha, const V* x, V beta, V* y
   // jobs/results/2026-11-28_h200x2_halo_order, run 3). Eagerly the local SpMV is launched first,
   // so that the GPU is busy while the host enqueues the exchange: packing first cost 5-7 us of host
   // time before the local SpMV (stencil27:200 on 2 GPUs over cuda-ipc: 250.0 -> 256.8 us, run 2;
-  // lognormal, local block in panel, 181.2 -> 188.1 us, run 3), and ncclGroupEnd takes 26-43
-  // us of host time on 4x H200 (the staged transport also waits for MPI here): enqueued before the
-  // local SpMV (revisions up to cb5b7ba) that host time ran on an idle GPU, overlap efficiency
-  // 0.2-0.45 with NCCL, then 0.86-1.04 (jobs/results/2026-11-22_h200x4_dist_run3). The comm stream has high
+  // lognormal, local block in panel, 181.2 -> 188.1 us, run 3), and ncclGroupEnd takes 26-43 us of
+  // host time on 4x H200 (the staged transport also waits for MPI here): enqueued before the local
+  // SpMV (revisions up to cb5b7ba) that host time ran on an idle GPU, overlap efficiency 0.2-0.45
+  // with NCCL, then 0.86-1.04 (jobs/results/2026-11-22_h200x4_dist_run3). The comm stream has high
   // priority, so packing, NCCL and the halo block's product are scheduled ahead of the local
   // SpMV's remaining blocks; after the local SpMV only the scatter of the boundary rows into y is
   // left. Without the exchange (apply_local_only) the halo block's product still runs beside the
