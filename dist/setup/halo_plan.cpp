@@ -112,36 +112,28 @@ bool order_halo_block(halo_plan& plan, const std::vector<global_index_type>& row
 
   // The rows keep their order, the scatter of their products into y its locality (ordered by
   // length, rmat:22:8's ranks ran their apply 9-16 us slower on 4 GPUs; run 1 of
-  // jobs/results/2026-11-28_h200x4_halo_order). Each row's entries sorted by new column: a stable
-  // counting sort of the entries by new column, then dealt to their rows in that order (linear).
-  const std::size_t nnz = a.col_idx.size();
-  std::vector<offset_type> by_col_start(cols + 1, 0);
-  for (const index_type c : a.col_idx) ++by_col_start[static_cast<std::size_t>(new_col[static_cast<std::size_t>(c)]) + 1];
-  for (std::size_t k = 0; k < cols; ++k) by_col_start[k + 1] += by_col_start[k];
-  std::vector<offset_type> by_col(nnz);  // old entries in order of new column
-  std::vector<index_type> row_of_entry(nnz);
-  for (std::size_t r = 0; r < rows; ++r)
-    for (offset_type e = a.row_ptr[r]; e < a.row_ptr[r + 1]; ++e) {
-      row_of_entry[static_cast<std::size_t>(e)] = static_cast<index_type>(r);
-      by_col[static_cast<std::size_t>(by_col_start[new_col[static_cast<std::size_t>(a.col_idx[e])]]++)] = e;
+  // jobs/results/2026-11-28_h200x4_halo_order). Each row's entries sorted by new column, row by
+  // row (short rows: a sort in cache, where a counting sort over the block scattered its writes).
+  plan.halo_entry_order.resize(a.col_idx.size());
+  struct entry {
+    index_type col;  // new column
+    offset_type from;
+    double value;
+    bool operator<(const entry& o) const { return col < o.col || (col == o.col && from < o.from); }
+  };
+  std::vector<entry> row;
+  for (std::size_t r = 0; r < rows; ++r) {
+    row.clear();
+    for (offset_type e = a.row_ptr[r]; e < a.row_ptr[r + 1]; ++e)
+      row.push_back({new_col[static_cast<std::size_t>(a.col_idx[e])], e, a.values[e]});
+    std::sort(row.begin(), row.end());
+    auto k = static_cast<std::size_t>(a.row_ptr[r]);
+    for (const auto& [c, from, v] : row) {  // in place: the row's old entries are in `row`
+      plan.halo_entry_order[k] = from;
+      a.col_idx[k] = c;
+      a.values[k++] = v;
     }
-  plan.halo_entry_order.assign(nnz, 0);
-  std::vector<offset_type> fill(a.row_ptr.begin(), a.row_ptr.end() - 1);
-  for (const offset_type e : by_col)
-    plan.halo_entry_order[static_cast<std::size_t>(fill[static_cast<std::size_t>(row_of_entry[static_cast<std::size_t>(e)])]++)] = e;
-
-  csr_matrix<double, index_type> b;
-  b.rows = a.rows;
-  b.cols = a.cols;
-  b.row_ptr = a.row_ptr;
-  b.col_idx.resize(nnz);
-  b.values.resize(nnz);
-  for (std::size_t k = 0; k < nnz; ++k) {
-    const auto e = static_cast<std::size_t>(plan.halo_entry_order[k]);
-    b.col_idx[k] = new_col[static_cast<std::size_t>(a.col_idx[e])];
-    b.values[k] = a.values[e];
   }
-  a = std::move(b);
   return true;
 }
 
