@@ -12,6 +12,10 @@ consecutive rows of the local block read, summed; `distspmv model --per-rank` gi
     P GPUs: local = F + S; X = the exchange (latency, per neighbour, bytes / bandwidth);
             apply = max(local + (1 - overlap) X, F + X + S * halo_nnz / nnz)
     (the halo block's product, halo_nnz of the rank's nonzeros in ghost columns, follows the exchange).
+    Where the GPU's halo trial times panel on the halo block (the figures' "halo_trial"), that block
+    is predicted on its own, H = halo_nnz * 12 / rate (+ 64 * its x_lines / gather for panel) in the
+    pick's class and in panel's, the faster by the trial's margin kept: S = S(local block) + H, and
+    H replaces S * halo_nnz / nnz.
 
 derive  fits the machine description to the runs (distspmv's --json reports, one file per run): per
         format floor, row_ns and rate, the gather rate, the floor F of an apply on several ranks,
@@ -56,7 +60,7 @@ RUN9_TRANSPORT = {"table_stencil27_g4": "cuda-ipc", "table_lognormal_g4": "cuda-
                   "table_weak_g4": "cuda-ipc"}
 # Generator seeds of jobs/dist_gpu.sh's runs (the reports do not record them), by run name prefix.
 SEEDS = {"table_rmat": 11, "table_lognormal": 9, "rules_gen_rmat": 5, "rules_gen_lognormal": 3, "rmat_g": 11,
-         "lognormal_g": 9}
+         "lognormal_g": 9, "rmat228_g": 5, "rmat2124_g": 3}  # (the last two: the halo_order jobs' call.sh)
 FEATURES = REPO / "jobs/machines/features.json"
 MATRICES = REPO.parent / "shared/matrices"  # the real matrices beside the checkout
 # Across hosts: assumed, not measured (InfiniBand NDR, one 200 Gb/s port per GPU, NCCL over it).
@@ -108,10 +112,12 @@ def bytes_of(r):
     return r["nnz"] * 12.0 + r["rows"] * 24.0
 
 
-def spmv_us(m, r, cls):
-    """The local SpMV of one rank without its floor (machine.cpp's predict)."""
+def spmv_us(m, r, cls, own_halo=False):
+    """The local SpMV of one rank without its floor (machine.cpp's predict); own_halo: without the
+    halo block's nonzeros (predicted on their own, halo_us)."""
     c = m["spmv"][cls]
-    t = (r["rows"] * c.get("row_ns", 0.0) + r.get("max_row", 0) * c.get("max_row_ns", 0.0)) / 1e3 + bytes_of(r) / (
+    b = bytes_of(r) - (r.get("halo_nnz", 0) * 12.0 if own_halo else 0.0)
+    t = (r["rows"] * c.get("row_ns", 0.0) + r.get("max_row", 0) * c.get("max_row_ns", 0.0)) / 1e3 + b / (
         c["rate_gbps"] * 1e3)
     gather = c.get("gather_gbps") or m.get("gather_gbps")
     if gather:
@@ -121,10 +127,25 @@ def spmv_us(m, r, cls):
     return t
 
 
-def predict(m, r, ranks, cls, transport=None, gpus_per_host=8):
+def halo_us(m, r, cls):
+    """The halo block's product on its own in class `cls`: halo_nnz * 12 bytes at its rate, and
+    where the class has its own gather rate (panel) 64 * its x_lines (machine.cpp's predict)."""
+    c = m["spmv"][cls]
+    t = r.get("halo_nnz", 0) * 12.0 / (c["rate_gbps"] * 1e3)
+    if c.get("gather_gbps"):
+        t += 64.0 * r["halo_trial"]["x_lines"] / (c["gather_gbps"] * 1e3)
+    return t
+
+
+def predict(m, r, ranks, cls, transport=None, gpus_per_host=8, halo_cls=None):
     """apps/model/machine.cpp's predict() for one rank's figures: (local, exchange, apply) in µs.
-    `transport`: on one host (None: the description's single_host or on_host by ranks)."""
-    compute = spmv_us(m, r, cls)
+    `transport`: on one host (None: the description's single_host or on_host by ranks). `halo_cls`:
+    the halo block on its own in that class (None: its share halo_nnz / nnz of the rank's SpMV)."""
+    own = ranks > 1 and halo_cls is not None
+    compute = spmv_us(m, r, cls, own)
+    h = halo_us(m, r, halo_cls) if own else None
+    if own:
+        compute += h
     if ranks == 1:
         t = m["spmv"][cls]["floor_us"] + compute
         return t, 0.0, t
@@ -141,7 +162,7 @@ def predict(m, r, ranks, cls, transport=None, gpus_per_host=8):
     ex = max(x_on, x_off)
     overlap = off["overlap"] if x_off > x_on else on["overlap"]
     # The halo block's product waits for the exchange: its share of the SpMV (halo_nnz / nnz) follows it.
-    after = compute * r.get("halo_nnz", 0) / r["nnz"] if r["nnz"] else 0.0
+    after = h if own else compute * r.get("halo_nnz", 0) / r["nnz"] if r["nnz"] else 0.0
     return local, ex, max(local + (1 - overlap) * ex, m["multi_rank_floor_us"] + ex + after)
 
 
@@ -166,6 +187,11 @@ def predict_rank(m, r, ranks, transport, order):
         return f if f in m["spmv"] else r["format"] if r["format"] in m["spmv"] else "general"
 
     def one(fig, o, f):
+        if ranks > 1 and "halo_trial" in r and "panel" in m["spmv"]:
+            # the halo block's trial: its pick and panel each on its own, panel kept by the margin
+            pick = cls(r["halo_trial"]["pick"])
+            h = pick if halo_us(m, r, "panel") >= halo_us(m, r, pick) * (1 - ORDER_MARGIN) else "panel"
+            return predict(m, fig, ranks, cls(f), transport, halo_cls=h)[2], o, f
         return predict(m, fig, ranks, cls(f), transport)[2], o, f
     if order == "degree":
         return one(degree_figures(r), "degree", r["format"])
@@ -418,7 +444,8 @@ def features(runs, cli, max_nnz, path, update, recompute=True):
         for e in out["per_ranks"]:
             fig = [{**{k: r[k] for k in ("rows", "nnz", "ghosts", "sends", "neighbours", "x_lines", "halo_nnz",
                                          "max_row", "panel_sectors")},
-                    **({"trial": r["trial"]} if "trial" in r else {})}
+                    **({"trial": r["trial"]} if "trial" in r else {}),
+                    **({"halo_trial": r["halo_trial"]} if "halo_trial" in r else {})}
                    for r in e["per_rank"]]
             if have.get(str(e["ranks"]), fig) != fig:
                 print(f"model_check.py: {key} at {e['ranks']} ranks differs from {path}", file=sys.stderr)
@@ -441,6 +468,8 @@ def features(runs, cli, max_nnz, path, update, recompute=True):
                 r["panel_sectors"] = f.get("panel_sectors", 0)
                 if "trial" in f:
                     r["trial"] = f["trial"]
+                if "halo_trial" in f:
+                    r["halo_trial"] = f["halo_trial"]
         halo[name] = same
     return halo
 

@@ -179,6 +179,75 @@ std::vector<std::string> block_trial_formats(const std::vector<offset_type>& row
   return out;
 }
 
+/// The halo block's trial figures (dist/setup/halo_plan.cpp's order_halo_block, then
+/// dist/matrix_order.cpp's halo_trial on the CUDA backend) of the rank whose rows are rows_of[k],
+/// k in [first, end): its boundary rows in the rank's order, its ghosts in the plan's slots
+/// (sorted by global id: by owner, then the owner's numbering), ordered by use within each owner's
+/// group where the block is large and has a row longer than short_halo_row.
+void halo_block_figures(const pattern& a, const std::vector<global_index_type>& rows_of, offset_type first,
+                        offset_type end, int r, const std::vector<std::uint64_t>& where, rank_figures& f) {
+  std::vector<offset_type> row_ptr{0};
+  std::vector<std::uint64_t> key;  // each entry's (owner, owner's local id)
+  key.reserve(static_cast<std::size_t>(f.halo_nnz));
+  offset_type longest = 0;
+  for (offset_type k = first; k < end; ++k) {
+    const global_index_type i = rows_of[k];
+    const auto before = static_cast<offset_type>(key.size());
+    for (offset_type e = a.row_ptr[i]; e < a.row_ptr[i + 1]; ++e) {
+      const std::uint64_t w = where[a.col[e]];
+      if (static_cast<int>(w >> 32) != r) key.push_back(w);
+    }
+    const auto n = static_cast<offset_type>(key.size()) - before;
+    if (n == 0) continue;
+    row_ptr.push_back(static_cast<offset_type>(key.size()));
+    longest = std::max(longest, n);
+  }
+  std::vector<std::uint64_t> ghosts(key);
+  std::sort(ghosts.begin(), ghosts.end());
+  ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
+  std::vector<index_type> col(key.size());
+  for (std::size_t e = 0; e < key.size(); ++e)
+    col[e] = static_cast<index_type>(std::lower_bound(ghosts.begin(), ghosts.end(), key[e]) - ghosts.begin());
+  key.clear();
+  key.shrink_to_fit();
+  const std::size_t n_ghosts = ghosts.size(), rows = row_ptr.size() - 1;
+  if (longest > short_halo_row && static_cast<offset_type>(col.size()) >= halo_panel_trial_nnz) {
+    // order_halo_block: within each owner's group, the most used ghosts first (stable); each row's
+    // entries sorted by the new slots.
+    std::vector<offset_type> uses(n_ghosts, 0);
+    for (const index_type c : col) ++uses[static_cast<std::size_t>(c)];
+    std::vector<index_type> old_col(n_ghosts);
+    std::iota(old_col.begin(), old_col.end(), index_type{0});
+    for (std::size_t begin = 0; begin < n_ghosts;) {
+      std::size_t stop = begin + 1;
+      while (stop < n_ghosts && (ghosts[stop] >> 32) == (ghosts[begin] >> 32)) ++stop;
+      std::stable_sort(old_col.begin() + static_cast<std::ptrdiff_t>(begin), old_col.begin() + static_cast<std::ptrdiff_t>(stop),
+                       [&](index_type x, index_type y) { return uses[static_cast<std::size_t>(x)] > uses[static_cast<std::size_t>(y)]; });
+      begin = stop;
+    }
+    std::vector<index_type> new_col(n_ghosts);
+    for (std::size_t k = 0; k < n_ghosts; ++k) new_col[static_cast<std::size_t>(old_col[k])] = static_cast<index_type>(k);
+    for (auto& c : col) c = new_col[static_cast<std::size_t>(c)];
+    for (std::size_t i = 0; i < rows; ++i) std::sort(col.begin() + row_ptr[i], col.begin() + row_ptr[i + 1]);
+  }
+  csr_matrix<double, index_type> b;  // (values 0.5: not a pattern, as block_trial_formats)
+  b.rows = static_cast<global_index_type>(rows);
+  b.cols = static_cast<global_index_type>(n_ghosts);
+  b.row_ptr = row_ptr;
+  b.col_idx = col;
+  b.values.assign(col.size(), 0.5);
+  const auto stats = compute_row_statistics(b);
+  const auto pick = select_format(stats, backend::cuda);
+  b = {};
+  f.halo_pick = pick.format;
+  f.halo_trial = pick.format != "panel" && !stats.pattern && stats.nnz >= halo_panel_trial_nnz &&
+                 stats.window_fit < 0.95 && stats.mean_length >= panel_min_mean_length;
+  if (!f.halo_trial) return;
+  std::vector<std::int64_t> stamp(n_ghosts / static_cast<std::size_t>(x_line) + 1, -1);
+  std::int64_t group = -1;
+  f.halo_x_lines = block_x_lines(row_ptr, col, stamp, group);
+}
+
 }  // namespace
 
 std::vector<rank_figures> halo_figures(const pattern& a, const std::vector<int>& part, int ranks, int gpus_per_host,
@@ -300,6 +369,10 @@ std::vector<rank_figures> halo_figures(const pattern& a, const std::vector<int>&
     if (f[r].local_nnz() >= panel_figures_nnz) f[r].degree_panel_sectors = block_panel_sectors(d_ptr, d_col, stamp, group);
     if (large) f[r].degree_formats = block_trial_formats(d_ptr, d_col);
   }
+  // The halo block's trial (the CUDA backend's halo_trial), where the block is large enough.
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int r = 0; r < ranks; ++r)
+    if (f[r].halo_nnz >= halo_panel_trial_nnz) halo_block_figures(a, rows_of, first[r], first[r + 1], r, where, f[r]);
   std::vector<std::vector<int>> peers(ranks);  // receive-from, then send-to ranks
   for (int r = 0; r < ranks; ++r)
     for (const auto& [q, n] : sources[r]) {

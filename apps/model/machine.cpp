@@ -11,6 +11,10 @@
 //                   latency + (neighbours - 1) * per_neighbour + 8 * max(ghosts, sends) / bandwidth
 //           apply = max(local + (1 - overlap) * X, multi_rank_floor + X + S * halo_nnz / nnz)
 //                   (the halo block's product, the rank's nonzeros in ghost columns, follows X)
+//   Where the GPU's halo trial times panel on the halo block (rank_figures::halo_trial), the halo
+//   block is predicted on its own, in the pick's class (halo_nnz * 12 bytes at its rate) and in
+//   panel's (the same at panel's rate + 64 * halo_x_lines at panel's gather rate), the faster by
+//   the trial's margin kept: S = S(local block) + H, and H takes the place of S * halo_nnz / nnz.
 // and the apply of the matrix is the slowest rank's. Its bound: the largest of S, the multi-rank
 // floor and the exposed exchange (apply - local; latency or volume, whichever is more). With
 // `--order auto` (predict_rank), a rank whose numbering the sample rule finds not local gets the
@@ -74,16 +78,28 @@ machine read_machine(const std::string& path) {
 }
 
 prediction predict(const machine& m, const rank_figures& r, int ranks, int gpus_per_host, const std::string& cls,
-                   const std::string& transport_on_host) {
+                   const std::string& transport_on_host, const std::string& halo_cls) {
   const spmv_class& c = m.spmv(cls);
-  const double bytes = static_cast<double>(r.nnz) * 12.0 + static_cast<double>(r.rows) * 24.0;
+  // The halo block on its own (halo_cls): its nonzeros' bytes leave the rank's class.
+  const bool own_halo = ranks > 1 && !halo_cls.empty();
+  const double bytes = static_cast<double>(own_halo ? r.local_nnz() : r.nnz) * 12.0 + static_cast<double>(r.rows) * 24.0;
   // GB/s = 1e3 bytes per µs
   double compute_us = (static_cast<double>(r.rows) * c.row_ns + static_cast<double>(r.max_row) * c.max_row_ns) / 1e3 +
                       bytes / (c.rate_gbps * 1e3);
   const double gather = c.gather_gbps > 0 ? c.gather_gbps : m.gather_gbps;
   if (gather > 0) compute_us += 64.0 * static_cast<double>(r.x_lines) / (gather * 1e3);
   if (c.sector_gbps > 0) compute_us += 32.0 * static_cast<double>(r.panel_sectors) / (c.sector_gbps * 1e3);
+  double halo_us = 0;
+  if (own_halo) {
+    // Its rows' y go to a buffer scattered after it: nonzeros only. Panel's rate is fitted beside
+    // its gathers (x_lines at its own rate), the others' with the halo blocks' gathers inside.
+    const spmv_class& h = m.spmv(halo_cls);
+    halo_us = static_cast<double>(r.halo_nnz) * 12.0 / (h.rate_gbps * 1e3);
+    if (h.gather_gbps > 0) halo_us += 64.0 * static_cast<double>(r.halo_x_lines) / (h.gather_gbps * 1e3);
+    compute_us += halo_us;
+  }
   prediction p;
+  p.halo_format = halo_cls;
   if (ranks == 1) {
     p.local_us = p.apply_us = c.floor_us + compute_us;
     p.bound = "local SpMV";
@@ -109,7 +125,10 @@ prediction predict(const machine& m, const rank_figures& r, int ranks, int gpus_
   const double overlap = x_off > x_on ? off.overlap : on.overlap;
   const double latency = x_off > x_on ? latency_off : latency_on;
   // The halo block's product waits for the exchange: its share of the SpMV follows it.
-  const double after = r.nnz > 0 ? compute_us * static_cast<double>(r.halo_nnz) / static_cast<double>(r.nnz) : 0.0;
+  const double after = own_halo ? halo_us
+                       : r.nnz > 0 ? compute_us * static_cast<double>(r.halo_nnz) / static_cast<double>(r.nnz)
+                                   : 0.0;
+  p.halo_us = after;
   p.apply_us =
       std::max(p.local_us + (1 - overlap) * p.exchange_us, m.multi_rank_floor_us + p.exchange_us + after);
   // The largest of the three parts of the apply: the SpMV's bytes, the fixed floor, the exchange
@@ -133,8 +152,16 @@ prediction predict_rank(const machine& m, const rank_figures& r, int ranks, int 
   rank_figures degree = r;
   degree.x_lines = r.degree_x_lines;
   degree.panel_sectors = r.degree_panel_sectors;
+  // The halo block's trial (halo_trial): where it times panel, the pick and panel each on its own,
+  // panel kept where its product is faster by the margin.
+  const bool halo_trial = ranks > 1 && r.halo_trial && has("panel");
   const auto one = [&](const rank_figures& f, const std::string& o, const std::string& format) {
     prediction p = predict(m, f, ranks, gpus_per_host, class_of(format), transport_on_host);
+    if (halo_trial) {
+      p = predict(m, f, ranks, gpus_per_host, class_of(format), transport_on_host, class_of(r.halo_pick));
+      const auto panel = predict(m, f, ranks, gpus_per_host, class_of(format), transport_on_host, "panel");
+      if (panel.halo_us < p.halo_us * (1.0 - order_trial_margin)) p = panel;
+    }
     p.order = o;
     p.format = format;
     return p;

@@ -67,7 +67,22 @@ struct rank_figures {
   bool trial = false;
   offset_type degree_x_lines = 0, degree_panel_sectors = 0;
   std::vector<std::string> none_formats, degree_formats;
+  /// The halo block's trial on the GPU (dist/matrix_order.cpp's halo_trial): true where it times
+  /// panel beside the selector's pick `halo_pick` (halo blocks of at least halo_panel_trial_nnz
+  /// nonzeros, irregular, with values, rows averaging panel_min_mean_length or more, x windows not
+  /// fitting). halo_x_lines: the halo block's x_lines, the distinct 64-byte lines of the ghost
+  /// vector each 32 consecutive halo rows read, with the ghosts in the order order_halo_block gives
+  /// them (most used first within each owner's group; the halo rows keep their order).
+  bool halo_trial = false;
+  std::string halo_pick;
+  offset_type halo_x_lines = 0;
 };
+
+/// dist/matrix_impl.hpp's bounds of order_halo_block and halo_trial (CUDA backend): halo blocks
+/// of at least halo_panel_trial_nnz nonzeros with a row longer than short_halo_row are ordered,
+/// and time panel beside the pick.
+constexpr offset_type halo_panel_trial_nnz = offset_type{2} << 20;
+constexpr offset_type short_halo_row = 32;
 
 /// Panel sectors are counted from this many local nonzeros (a forced `--format panel` on a
 /// smaller block is predicted from x_lines).
@@ -143,10 +158,15 @@ struct prediction {
   double local_us = 0, exchange_us = 0, apply_us = 0;
   std::string bound;  ///< "local SpMV", "apply floor", "exchange latency" or "halo volume"
   std::string order = "none", format;  ///< the order and format predicted (predict_rank)
+  std::string halo_format;  ///< the halo block's class where it was predicted on its own
+  double halo_us = 0;       ///< the halo block's product (its share of the SpMV), µs
 };
 /// `transport_on_host`: empty for the machine's (single_host where ranks <= gpus_per_host).
+/// `halo_cls`: empty, the halo block's product is the rank's SpMV's share halo_nnz / nnz (class
+/// `cls`); else the halo block in that class on its own: halo_nnz * 12 bytes at its rate, and for
+/// panel (its rate fitted beside its gathers) 64 * halo_x_lines at its gather rate.
 prediction predict(const machine& m, const rank_figures& r, int ranks, int gpus_per_host, const std::string& cls,
-                   const std::string& transport_on_host = "");
+                   const std::string& transport_on_host = "", const std::string& halo_cls = "");
 
 /// The rank's apply with the order as `order` says: "none" (the figures as they are, class
 /// `cls`), "degree" (the degree-order figures), or "auto" (where r.trial: the trial's candidates,
