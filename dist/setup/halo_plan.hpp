@@ -57,10 +57,11 @@ halo_plan build_halo_plan(MPI_Comm comm, const owned_rows& rows, halo_order_rule
 
 /// Orders the halo block for the GPU's gathers where `rule` says (large irregular blocks; meshes
 /// keep theirs): the ghosts within each owner's group by the number of the block's entries that
-/// use them, most first (stable); the rows keep their order, each sorted by the new columns. Hub columns then sit together, as the one-GPU degree order
-/// puts them (the ghosts as split lie in the caller's numbering, random on R-MAT). Ghost slots and
-/// halo rows are the rank's own: nothing outside the plan changes, and before plan_exchange the
-/// owners learn the new order with the ids they are asked for. Returns whether it ordered.
+/// use them, most first (stable); the rows keep their order, each sorted by the new columns. Hub
+/// columns then sit together, as the one-GPU degree order puts them (the ghosts as split lie in the
+/// caller's numbering, random on R-MAT). Ghost slots are the rank's own: nothing outside the plan
+/// changes, and before plan_exchange the owners learn the new order with the ids they are asked
+/// for. Returns whether it ordered.
 bool order_halo_block(halo_plan& plan, const std::vector<global_index_type>& row_offsets, halo_order_rule rule);
 
 /// After update_values refilled plan.a_halo's values in the layout of the split: the same values
