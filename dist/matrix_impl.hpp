@@ -88,11 +88,10 @@ struct distributed_matrix<V>::impl {
   /// the scatter after the local SpMV (revisions up to 8d3a0a1), the product's chain of dependent
   /// loads took 6.4 us (block) and 8.2 us (METIS) of every apply of gen:stencil27:200 on 2 GPUs
   /// (ncu, H200; jobs/results/2026-11-26_h200x2_halo).
-  static constexpr offset_type short_halo_row = 32;
-  /// Halo blocks from this many nonzeros time panel beside the selector's pick (halo_trial).
-  static constexpr offset_type halo_panel_trial_nnz = offset_type{2} << 20;
+  static constexpr offset_type short_halo_row = plain_halo_row;
   /// The halo blocks ordered for the GPU's gathers (order_halo_block): on the CUDA backend, the
-  /// irregular ones large enough for halo_trial; the host backend keeps the split's layout.
+  /// irregular ones large enough for halo_trial (halo_panel_trial_nnz, format_selector.hpp); the
+  /// host backend keeps the split's layout.
   halo_order_rule halo_order() const {
     return cuda() ? halo_order_rule{short_halo_row, halo_panel_trial_nnz} : halo_order_rule{};
   }

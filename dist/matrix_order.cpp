@@ -112,9 +112,7 @@ std::unique_ptr<local_operator<V>> distributed_matrix<V>::impl::halo_trial(const
   const auto pick = select_format(stats, options.where);
   chosen = pick.format;
   note = pick.reason;
-  if (pick.format == "panel" || stats.pattern || stats.nnz < halo_panel_trial_nnz || stats.window_fit >= 0.95 ||
-      stats.mean_length < panel_min_mean_length)
-    return make_operator<V>(chosen, a_halo, options.where);
+  if (!halo_trial_times_panel(stats, pick)) return make_operator<V>(chosen, a_halo, options.where);
 
   const auto n_ghost = static_cast<std::size_t>(std::max<global_index_type>(1, a_halo.cols));
   auto ghost = gpu::allocate_device(n_ghost * sizeof(V));

@@ -262,6 +262,11 @@ std::vector<format_choice> trial_formats(const row_statistics& s, backend where)
   return c;
 }
 
+bool halo_trial_times_panel(const row_statistics& s, const format_choice& pick) {
+  return pick.format != "panel" && !s.pattern && s.nnz >= halo_panel_trial_nnz && s.window_fit < 0.95 &&
+         s.mean_length >= panel_min_mean_length;
+}
+
 template row_statistics compute_row_statistics(const csr_matrix<double, global_index_type>&);
 template row_statistics compute_row_statistics(const csr_matrix<double, index_type>&);
 template row_statistics compute_row_statistics(const csr_matrix<float, index_type>&);

@@ -112,4 +112,16 @@ constexpr offset_type trial_panel_nnz = offset_type{4} << 20;
 /// (jobs/results/2026-11-28_h200x4_exchange, run 4).
 std::vector<format_choice> trial_formats(const row_statistics& s, backend where);
 
+/// A halo block (boundary rows x ghost columns) whose rows are all at most this long is multiplied
+/// one thread per row on the GPU (dist's plain halo product, meshes); longer rows make it irregular.
+constexpr offset_type plain_halo_row = 32;
+/// Irregular halo blocks from this many nonzeros are ordered for the GPU's gathers (dist's
+/// order_halo_block) and may time panel beside the rule's pick (halo_trial_times_panel).
+constexpr offset_type halo_panel_trial_nnz = offset_type{2} << 20;
+
+/// Whether the GPU's halo trial (dist/matrix_order.cpp) times panel beside `pick`, the rule's
+/// choice for a halo block of statistics `s`: from halo_panel_trial_nnz nonzeros with values, x
+/// windows that do not fit, and rows averaging at least panel_min_mean_length (the rule's bound).
+bool halo_trial_times_panel(const row_statistics& s, const format_choice& pick);
+
 }  // namespace distspmv

@@ -172,6 +172,19 @@ std::vector<global_index_type> inverse_permutation(const std::vector<global_inde
   return inverse;
 }
 
+std::vector<index_type> most_used_first(const std::vector<offset_type>& uses, const std::vector<std::size_t>& group_starts) {
+  std::vector<index_type> order(uses.size());  // new slot -> old slot
+  std::iota(order.begin(), order.end(), index_type{0});
+  for (std::size_t g = 0; g < group_starts.size(); ++g) {
+    const auto begin = static_cast<std::ptrdiff_t>(group_starts[g]);
+    const auto end = static_cast<std::ptrdiff_t>(g + 1 < group_starts.size() ? group_starts[g + 1] : uses.size());
+    std::stable_sort(order.begin() + begin, order.begin() + end, [&](index_type i, index_type j) {
+      return uses[static_cast<std::size_t>(i)] > uses[static_cast<std::size_t>(j)];
+    });
+  }
+  return order;
+}
+
 global_index_type local_bandwidth(const csr_matrix<double>& a, global_index_type first,
                                   const std::vector<global_index_type>& order) {
   const global_index_type n = a.rows;

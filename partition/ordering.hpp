@@ -32,6 +32,11 @@ std::vector<global_index_type> rcm_order(const csr_matrix<double>& a, global_ind
 /// old -> new from new -> old.
 std::vector<global_index_type> inverse_permutation(const std::vector<global_index_type>& order);
 
+/// Slots ordered by use, most used first, within each group of consecutive slots (group g is
+/// [group_starts[g], group_starts[g + 1]), the last ending at uses.size()); stable. Returns new ->
+/// old. The GPU's halo block puts its ghosts so, per owner (dist's order_halo_block).
+std::vector<index_type> most_used_first(const std::vector<offset_type>& uses, const std::vector<std::size_t>& group_starts);
+
 /// Largest |new(r) - new(c)| over the local entries of `a` (columns as for rcm_order) after
 /// renumbering rows and columns by `order` (empty: the identity). Tests and reports.
 global_index_type local_bandwidth(const csr_matrix<double>& a, global_index_type first,

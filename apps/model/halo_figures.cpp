@@ -183,7 +183,7 @@ std::vector<std::string> block_trial_formats(const std::vector<offset_type>& row
 /// dist/matrix_order.cpp's halo_trial on the CUDA backend) of the rank whose rows are rows_of[k],
 /// k in [first, end): its boundary rows in the rank's order, its ghosts in the plan's slots
 /// (sorted by global id: by owner, then the owner's numbering), ordered by use within each owner's
-/// group where the block is large and has a row longer than short_halo_row.
+/// group where the block is large and has a row longer than plain_halo_row.
 void halo_block_figures(const pattern& a, const std::vector<global_index_type>& rows_of, offset_type first,
                         offset_type end, int r, const std::vector<std::uint64_t>& where, rank_figures& f) {
   std::vector<offset_type> row_ptr{0};
@@ -211,20 +211,15 @@ void halo_block_figures(const pattern& a, const std::vector<global_index_type>& 
   key.clear();
   key.shrink_to_fit();
   const std::size_t n_ghosts = ghosts.size(), rows = row_ptr.size() - 1;
-  if (longest > short_halo_row && static_cast<offset_type>(col.size()) >= halo_panel_trial_nnz) {
+  if (longest > plain_halo_row && static_cast<offset_type>(col.size()) >= halo_panel_trial_nnz) {
     // order_halo_block: within each owner's group, the most used ghosts first (stable); each row's
     // entries sorted by the new slots.
     std::vector<offset_type> uses(n_ghosts, 0);
     for (const index_type c : col) ++uses[static_cast<std::size_t>(c)];
-    std::vector<index_type> old_col(n_ghosts);
-    std::iota(old_col.begin(), old_col.end(), index_type{0});
-    for (std::size_t begin = 0; begin < n_ghosts;) {
-      std::size_t stop = begin + 1;
-      while (stop < n_ghosts && (ghosts[stop] >> 32) == (ghosts[begin] >> 32)) ++stop;
-      std::stable_sort(old_col.begin() + static_cast<std::ptrdiff_t>(begin), old_col.begin() + static_cast<std::ptrdiff_t>(stop),
-                       [&](index_type x, index_type y) { return uses[static_cast<std::size_t>(x)] > uses[static_cast<std::size_t>(y)]; });
-      begin = stop;
-    }
+    std::vector<std::size_t> group_starts;
+    for (std::size_t k = 0; k < n_ghosts; ++k)
+      if (k == 0 || (ghosts[k] >> 32) != (ghosts[k - 1] >> 32)) group_starts.push_back(k);
+    const auto old_col = partition::most_used_first(uses, group_starts);
     std::vector<index_type> new_col(n_ghosts);
     for (std::size_t k = 0; k < n_ghosts; ++k) new_col[static_cast<std::size_t>(old_col[k])] = static_cast<index_type>(k);
     for (auto& c : col) c = new_col[static_cast<std::size_t>(c)];
@@ -240,8 +235,7 @@ void halo_block_figures(const pattern& a, const std::vector<global_index_type>& 
   const auto pick = select_format(stats, backend::cuda);
   b = {};
   f.halo_pick = pick.format;
-  f.halo_trial = pick.format != "panel" && !stats.pattern && stats.nnz >= halo_panel_trial_nnz &&
-                 stats.window_fit < 0.95 && stats.mean_length >= panel_min_mean_length;
+  f.halo_trial = halo_trial_times_panel(stats, pick);
   if (!f.halo_trial) return;
   std::vector<std::int64_t> stamp(n_ghosts / static_cast<std::size_t>(x_line) + 1, -1);
   std::int64_t group = -1;

@@ -78,12 +78,6 @@ struct rank_figures {
   offset_type halo_x_lines = 0;
 };
 
-/// dist/matrix_impl.hpp's bounds of order_halo_block and halo_trial (CUDA backend): halo blocks
-/// of at least halo_panel_trial_nnz nonzeros with a row longer than short_halo_row are ordered,
-/// and time panel beside the pick.
-constexpr offset_type halo_panel_trial_nnz = offset_type{2} << 20;
-constexpr offset_type short_halo_row = 32;
-
 /// Panel sectors are counted from this many local nonzeros (a forced `--format panel` on a
 /// smaller block is predicted from x_lines).
 constexpr offset_type panel_figures_nnz = offset_type{1} << 20;

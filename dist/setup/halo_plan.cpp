@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <limits>
-#include <numeric>
 #include <string>
 
 #include "dist/setup/mpi_util.hpp"
+#include "partition/ordering.hpp"
 
 namespace distspmv::dist {
 namespace {
@@ -92,16 +92,11 @@ bool order_halo_block(halo_plan& plan, const std::vector<global_index_type>& row
   // Ghosts: within each owner's group (contiguous, the ids being sorted), most used first.
   std::vector<offset_type> uses(cols, 0);
   for (const index_type c : a.col_idx) ++uses[static_cast<std::size_t>(c)];
-  std::vector<index_type> old_col(cols);  // new slot -> old slot
-  std::iota(old_col.begin(), old_col.end(), index_type{0});
-  for (std::size_t begin = 0; begin < cols;) {
-    const int owner = owner_of(row_offsets, plan.ghost_ids[begin]);
-    std::size_t end = begin + 1;
-    while (end < cols && plan.ghost_ids[end] < row_offsets[owner + 1]) ++end;
-    std::stable_sort(old_col.begin() + static_cast<std::ptrdiff_t>(begin), old_col.begin() + static_cast<std::ptrdiff_t>(end),
-                     [&](index_type i, index_type j) { return uses[i] > uses[j]; });
-    begin = end;
-  }
+  std::vector<std::size_t> group_starts;
+  for (std::size_t k = 0; k < cols; ++k)
+    if (k == 0 || owner_of(row_offsets, plan.ghost_ids[k]) != owner_of(row_offsets, plan.ghost_ids[k - 1]))
+      group_starts.push_back(k);
+  const auto old_col = partition::most_used_first(uses, group_starts);  // new slot -> old slot
   std::vector<index_type> new_col(cols);
   std::vector<global_index_type> ids(cols);
   for (std::size_t k = 0; k < cols; ++k) {
