@@ -18,11 +18,9 @@ namespace distspmv {
 using matrix_detail::gib;
 using matrix_detail::require_memory;
 
-namespace {
+using matrix_detail::seconds_since;
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
+namespace {
 
 template <typename To, typename From>
 std::vector<To> convert_values(const std::vector<From>& v) {
@@ -188,9 +186,11 @@ void distributed_matrix<V>::impl::take_halo(halo_split&& h) {
   plan.halo_rows = std::move(h.halo_rows);
   plan.ghost_ids = std::move(h.ghost_ids);
   check_local_ids(comm, n_owned, plan.ghost_ids.size());  // as build_halo_plan does
+  const auto t0 = std::chrono::steady_clock::now();
   if (order_halo_block(plan, row_offsets, halo_order()) && !options.keep_for_update)
     plan.halo_entry_order = {};  // (only update_values reads it)
   plan_exchange(comm, row_offsets, plan);
+  times.halo_plan = seconds_since(t0);
 }
 
 /// `--partition auto`, after the in-place setup with the block partition of the read ranges: the

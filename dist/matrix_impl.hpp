@@ -52,6 +52,10 @@ inline void require_memory(int rank, const char* where, const std::string& what,
                   what + " needs about " + gib(needed) + ", " + gib(available) + " available; " + advice);
 }
 
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 }  // namespace matrix_detail
 
 /// Median microseconds of `product` enqueued on `stream` (dist/matrix_order.cpp): batches of

@@ -66,7 +66,8 @@ nlohmann::json setup_report(const distributed_matrix<V>& m, const std::string& s
   const double total_max = dist::allreduce_max(st.total(), comm);
   j["setup_seconds"] = {{"read", st.read}, {"partition", st.partition}, {"redistribute", st.redistribute},
                         {"order", st.order}, {"build", st.build}, {"total_max_over_ranks", total_max},
-                        {"read_wait", st.read_wait}, {"upload", st.upload}, {"split", st.split}};
+                        {"read_wait", st.read_wait}, {"upload", st.upload}, {"split", st.split},
+                        {"halo_plan", st.halo_plan}, {"halo_operator", st.halo_operator}};
   j["setup_on_gpu"] = st.on_gpu;
   j["setup_nnz_per_second"] = static_cast<double>(m.global_nnz()) / std::max(1e-9, total_max);
   j["host_peak_gib"] = over_ranks(static_cast<double>(st.host_peak_bytes) / gib, comm);
