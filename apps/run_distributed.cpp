@@ -417,7 +417,7 @@ int run_typed(const run_options& o) {
       fmt::print("  read = waiting for the reader {:.3f} s + copying to the GPU {:.3f} s + splitting {:.3f} s (rank 0)\n",
                  st.read_wait, st.upload, st.split);
     if (ranks > 1)
-      fmt::print("  build includes the halo block's order and exchange plan {:.3f} s and its operator {:.3f} s (rank 0)\n",
+      fmt::print("  build includes the halo block's plan {:.3f} s and its operator {:.3f} s (rank 0)\n",
                  st.halo_plan, st.halo_operator);
     fmt::print("memory: host peak RSS {:.2f} GiB ({:.1f} B per nonzero of the rank; min/median/max over ranks {:.2f} / "
                "{:.2f} / {:.2f} GiB)\n",

@@ -79,6 +79,7 @@ void distributed_matrix<V>::impl::setup(const caller_slice& slice) {
 
   t0 = std::chrono::steady_clock::now();
   plan = build_halo_plan(comm, owned, halo_order());
+  times.halo_plan = seconds_since(t0);
   n_owned = plan.a_local.rows;
   owned = {};
   build_operators();

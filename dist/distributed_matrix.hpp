@@ -154,8 +154,9 @@ struct setup_times {
   /// Rows split where they are read (split_rows.hpp): within `read`, the seconds spent waiting
   /// for the reader, copying chunks to the GPU and splitting.
   double read_wait = 0, upload = 0, split = 0;
-  /// Within `build` (the halo block's part, slowest rank): its ordering and exchange plan
-  /// (order_halo_block, plan_exchange), and its operator with the halo trial where one runs.
+  /// Within `build`, the halo block's part: its plan (order_halo_block, plan_exchange; where rows
+  /// were redistributed, also the split into local and halo blocks), and its operator with the
+  /// halo trial where one runs.
   double halo_plan = 0, halo_operator = 0;
   std::size_t host_peak_bytes = 0;    ///< peak resident set of the process at the end of setup
   std::size_t gpu_peak_bytes = 0;     ///< peak of distspmv's GPU allocations during setup

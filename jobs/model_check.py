@@ -34,7 +34,10 @@ column) and with the file (--update-features writes them there); without, the fi
 
 INPUT: report JSON files, .tgz of them, or folders (their *.json and *.tgz, recursively). Without
 INPUTs: RUNS below. Runs without --check, with other precision than double, or with `--format all`
-are left out. Pure Python 3 (no NumPy), so that the GPU machine's job can run it.
+are left out; --include-unchecked keeps the runs without --check (named "RUN (no --check)" in the
+table), the others stay out. Generator seeds: the report's own where it records one (seed(); the
+reports up to 2eaa6e6 record none), else SEEDS by run name. Pure Python 3 (no NumPy), so that the
+GPU machine's job can run it.
 """
 import argparse
 import json
@@ -60,7 +63,10 @@ RUN9_TRANSPORT = {"table_stencil27_g4": "cuda-ipc", "table_lognormal_g4": "cuda-
                   "table_weak_g4": "cuda-ipc"}
 # Generator seeds of jobs/dist_gpu.sh's runs (the reports do not record them), by run name prefix.
 SEEDS = {"table_rmat": 11, "table_lognormal": 9, "rules_gen_rmat": 5, "rules_gen_lognormal": 3, "rmat_g": 11,
-         "lognormal_g": 9, "rmat228_g": 5, "rmat2124_g": 3}  # (the last two: the halo_order jobs' call.sh)
+         "lognormal_g": 9, "rmat228_g": 5, "rmat2124_g": 3,  # (the last two: the halo_order jobs' call.sh)
+         "rmat2216_g": 11}  # (2026-11-28_h200x2_validate's call.sh: rmat2216_g*, rmat228_g*, lognormal_g*)
+# (poisson3d and stencil generators and files take no seed: their runs (poisson32_, p200_, p252_, p32_,
+# slashdot_, a file's name) keep the default 1, as their features' keys have it.)
 FEATURES = REPO / "jobs/machines/features.json"
 MATRICES = REPO.parent / "shared/matrices"  # the real matrices beside the checkout
 # Across hosts: assumed, not measured (InfiniBand NDR, one 200 Gb/s port per GPU, NCCL over it).
@@ -70,8 +76,9 @@ NETWORK = {"latency_us": 3.0, "per_neighbour_us": 1.0, "bandwidth_gbps": 25.0, "
                    "measured one-host transports: 0.7-1.0; NCCL's is not determined by the runs)"}
 
 
-def load(inputs):
-    """(name, report) of every report JSON in the inputs."""
+def load(inputs, unchecked=False):
+    """(name, report) of every report JSON in the inputs; `unchecked`: with the runs without --check
+    (named "RUN (no --check)")."""
     out = []
     for item in inputs:
         p = pathlib.Path(item)
@@ -92,8 +99,12 @@ def load(inputs):
                             out.append((f"{tag}/{pathlib.Path(m.name).stem}", json.load(t.extractfile(m))))
     keep = []
     for name, j in out:
-        if "per_rank" not in j or j.get("precision") != "double" or j.get("max_rel_error") is None:
+        if "per_rank" not in j or j.get("precision") != "double":
             continue
+        if j.get("max_rel_error") is None:
+            if not unchecked:  # (`--format all` reports have no per_rank: out above either way)
+                continue
+            name += " (no --check)"
         if LEAVE_OUT.get(name.split("/")[0]) == j.get("transport"):
             continue
         keep.append((name, j))
@@ -409,10 +420,28 @@ def derive(runs):
 
 # ---- features (distspmv model --per-rank) ---------------------------------------------------------
 
+def recorded_seed(j):
+    """The generator seed the report records (a "seed" field, or --seed in a recorded command line:
+    "command", "command_line" or "argv"), else None. (distspmv's reports up to 2eaa6e6 record neither.)"""
+    for v in (j.get("seed"), j.get("matrix", {}).get("seed")):
+        if isinstance(v, int):
+            return v
+    for k in ("command", "command_line", "argv"):
+        v = j.get(k)
+        v = " ".join(map(str, v)) if isinstance(v, list) else v
+        found = re.search(r"--seed[= ]+(\d+)", v) if isinstance(v, str) else None
+        if found:
+            return int(found.group(1))
+    return None
+
+
 def run_key(name, j):
-    """(source, partition, seed) of a run: what `distspmv model` needs to recompute it."""
+    """(source, partition, seed) of a run: what `distspmv model` needs to recompute it. The seed: the
+    report's (recorded_seed), else SEEDS by the run's name, else 1."""
     stem = name.split("/")[1].split(" ")[0]
-    seed = next((v for k, v in SEEDS.items() if stem.startswith(k)), 1)
+    seed = recorded_seed(j)
+    if seed is None:
+        seed = next((v for k, v in SEEDS.items() if stem.startswith(k)), 1)
     return j["matrix"]["source"], j["partition"], seed
 
 
@@ -569,8 +598,10 @@ def main():
     ap.add_argument("--fit-ranks", help="derive: fit only the runs of these rank counts (e.g. 1,2)")
     ap.add_argument("--header", default="", help="derive: the description's 'description' field")
     ap.add_argument("--only", help="only the runs whose name (FOLDER/RUN) matches this regular expression")
+    ap.add_argument("--include-unchecked", action="store_true",
+                    help="keep the runs without --check (left out by default), named 'RUN (no --check)'")
     a = ap.parse_intermixed_args()
-    runs = load(a.inputs or RUNS)
+    runs = load(a.inputs or RUNS, a.include_unchecked)
     if a.only:
         runs = [(n, j) for n, j in runs if re.search(a.only, n)]
     if not runs:
