@@ -35,9 +35,9 @@ column) and with the file (--update-features writes them there); without, the fi
 INPUT: report JSON files, .tgz of them, or folders (their *.json and *.tgz, recursively). Without
 INPUTs: RUNS below. Runs without --check, with other precision than double, or with `--format all`
 are left out; --include-unchecked keeps the runs without --check (named "RUN (no --check)" in the
-table), the others stay out. Generator seeds: the report's own where it records one (seed(); the
-reports up to 2eaa6e6 record none), else SEEDS by run name. Pure Python 3 (no NumPy), so that the
-GPU machine's job can run it.
+table), the others stay out. Generator seeds: the report's own where it records one
+(recorded_seed(); the reports up to 2eaa6e6 record none), else SEEDS by run name. Pure Python 3 (no
+NumPy), so that the GPU machine's job can run it.
 """
 import argparse
 import json
