@@ -150,6 +150,36 @@ TEST(SplitRowsHost, OrderedHaloBlockKeepsItsEntries) {
   }
 }
 
+// sort_halo_rows (after an order renamed the rank's rows on the GPU path): the same entries, the
+// rows ascending again, and update_values' refill moved with them, after order_halo_block or not.
+TEST(SplitRowsHost, SortedHaloRowsKeepTheirEntries) {
+  for (const auto& c : cases()) {
+    const auto s = split_rows_on_host<double>(c.owned, row_chunks(c.owned, 5.0, 1000), reader_of(c.a), {});
+    for (const bool ordered : {false, true}) {
+      halo_plan plan;
+      plan.a_halo = s.a_halo;
+      plan.halo_rows = s.halo_rows;
+      plan.ghost_ids = s.ghost_ids;
+      if (ordered) order_halo_block(plan, {0, c.owned.begin, c.owned.end, c.a.rows}, {0, 0});
+      // An order of the owned rows: reversed.
+      const auto n = static_cast<index_type>(c.owned.size());
+      for (auto& r : plan.halo_rows) r = n - 1 - r;
+      const auto before = plan;
+      sort_halo_rows(plan, true);
+      EXPECT_TRUE(std::is_sorted(plan.halo_rows.begin(), plan.halo_rows.end())) << c.name;
+      ASSERT_EQ(halo_entries(plan), halo_entries(before)) << c.name;
+      for (global_index_type r = 0; r < plan.a_halo.rows; ++r)
+        EXPECT_EQ(plan.a_halo.row_length(r), before.a_halo.row_length(before.a_halo.rows - 1 - r)) << c.name;
+      // A refill in the split's layout lands where each entry now is.
+      const auto now = plan.a_halo.values;
+      plan.a_halo.values = s.a_halo.values;
+      for (auto& v : plan.a_halo.values) v = 3 * v + 1;
+      reorder_halo_values(plan);
+      for (std::size_t k = 0; k < now.size(); ++k) ASSERT_EQ(plan.a_halo.values[k], 3 * now[k] + 1) << c.name;
+    }
+  }
+}
+
 template <typename V>
 void expect_gpu_equals_host(const split_case& c, const std::vector<row_range>& chunks) {
   split_options o;
