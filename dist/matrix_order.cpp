@@ -159,6 +159,13 @@ std::vector<index_type> renamed(const std::vector<index_type>& rows, const std::
   return out;
 }
 
+/// The halo rows' places after an order as sort_halo_rows leaves them: renamed, ascending.
+std::vector<index_type> renamed_ascending(const std::vector<index_type>& rows, const std::vector<index_type>& order) {
+  auto out = renamed(rows, order);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 }  // namespace
 
 template <typename V>
@@ -235,7 +242,9 @@ void distributed_matrix<V>::impl::order_in_place(gpu_split<V>& s) {
         }
         const double build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - built).count();
         double us = 0;
-        collective_try(comm, "order", [&] { us = time_local_apply(renamed(plan.halo_rows, candidate)); });
+        // The scatter as it will run: the halo rows follow the order (sort_halo_rows below); the
+        // halo block itself is timed in its rows' present order.
+        collective_try(comm, "order", [&] { us = time_local_apply(renamed_ascending(plan.halo_rows, candidate)); });
         if (mine)
           note += fmt::format("{}{} {} {:.1f} us", note.empty() ? "" : ", ", to_string(method), summary.format, us);
         const double need = kept == row_order::none && method != row_order::none ? 1.0 - order_trial_margin : 1.0;
@@ -264,6 +273,7 @@ void distributed_matrix<V>::impl::order_in_place(gpu_split<V>& s) {
     if (chosen.empty()) return;  // none kept, or no rows
     permute_split_on_gpu(s, chosen);
     plan.halo_rows = renamed(plan.halo_rows, chosen);
+    sort_halo_rows(plan, options.keep_for_update);
     map.local_new_pos.assign(chosen.size(), 0);
     for (std::size_t k = 0; k < chosen.size(); ++k) {
       map.local_new_pos[static_cast<std::size_t>(chosen[k])] = static_cast<index_type>(k);
@@ -273,6 +283,9 @@ void distributed_matrix<V>::impl::order_in_place(gpu_split<V>& s) {
     // from its new place.
     for (auto& i : plan.send_idx) i = map.local_new_pos[static_cast<std::size_t>(i)];
   });
+  // The halo rows moved: their operator again, in the format chosen before (no second trial), on
+  // every rank where any rank's moved (build_halo_operator is collective).
+  if (allreduce_max(static_cast<std::int64_t>(!chosen.empty()), comm) != 0) build_halo_operator();
   ordered_in_place = order != row_order::none;
 }
 

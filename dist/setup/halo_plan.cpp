@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 #include <string>
 
 #include "dist/setup/mpi_util.hpp"
@@ -145,6 +146,44 @@ void reorder_halo_values(halo_plan& plan) {
   for (std::size_t k = 0; k < values.size(); ++k)
     values[k] = plan.a_halo.values[static_cast<std::size_t>(plan.halo_entry_order[k])];
   plan.a_halo.values = std::move(values);
+}
+
+void sort_halo_rows(halo_plan& plan, bool keep_entry_order) {
+  const auto& at = plan.halo_rows;
+  if (std::is_sorted(at.begin(), at.end())) return;
+  const auto rows = at.size();
+  std::vector<std::size_t> from(rows);  // new row -> old row
+  std::iota(from.begin(), from.end(), std::size_t{0});
+  std::sort(from.begin(), from.end(), [&](std::size_t i, std::size_t j) { return at[i] < at[j]; });
+  const auto& a = plan.a_halo;
+  csr_matrix<double, index_type> b;
+  b.rows = a.rows;
+  b.cols = a.cols;
+  b.row_ptr.assign(rows + 1, 0);
+  std::vector<index_type> halo_rows(rows);
+  for (std::size_t k = 0; k < rows; ++k) {
+    b.row_ptr[k + 1] = b.row_ptr[k] + a.row_length(static_cast<global_index_type>(from[k]));
+    halo_rows[k] = at[from[k]];
+  }
+  const auto nnz = static_cast<std::size_t>(a.nnz());
+  b.col_idx.resize(nnz);
+  b.values.resize(nnz);
+  std::vector<offset_type> entry_order;
+  if (keep_entry_order) entry_order.resize(nnz);
+  const auto n_rows = static_cast<std::int64_t>(rows);
+#pragma omp parallel for schedule(dynamic, 4096) if (nnz > (std::size_t{1} << 16))
+  for (std::int64_t k = 0; k < n_rows; ++k) {
+    const offset_type src = a.row_ptr[from[static_cast<std::size_t>(k)]], dst = b.row_ptr[k];
+    for (offset_type i = 0; i < b.row_ptr[k + 1] - dst; ++i) {
+      const auto s = static_cast<std::size_t>(src + i), d = static_cast<std::size_t>(dst + i);
+      b.col_idx[d] = a.col_idx[s];
+      b.values[d] = a.values[s];
+      if (keep_entry_order) entry_order[d] = plan.halo_entry_order.empty() ? src + i : plan.halo_entry_order[s];
+    }
+  }
+  plan.a_halo = std::move(b);
+  plan.halo_rows = std::move(halo_rows);
+  plan.halo_entry_order = std::move(entry_order);
 }
 
 void plan_exchange(MPI_Comm comm, const std::vector<global_index_type>& row_offsets, halo_plan& plan) {

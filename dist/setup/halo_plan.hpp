@@ -68,6 +68,13 @@ bool order_halo_block(halo_plan& plan, const std::vector<global_index_type>& row
 /// in the ordered layout (nothing where the block was not ordered).
 void reorder_halo_values(halo_plan& plan);
 
+/// Puts the halo block's rows in the order of the rows they add to (halo_rows ascending, as the
+/// split made them): after an order renamed the rank's rows, so that the scatter of the halo
+/// block's products into y runs forward instead of jumping (rmat:22:16 on 2 GPUs: 13-17 us of an
+/// apply). Moves a_halo's rows and halo_rows; where `keep_entry_order` (update_values), records
+/// the move in halo_entry_order.
+void sort_halo_rows(halo_plan& plan, bool keep_entry_order);
+
 /// The exchange part of the plan (pattern, send_idx) from plan.ghost_ids: each ghost's owner is
 /// asked for it. `row_offsets` has ranks + 1 entries; this rank owns [row_offsets[me],
 /// row_offsets[me + 1]). Collective. (The GPU setup finds the ghosts itself, then calls this.)
