@@ -282,7 +282,6 @@ void distributed_matrix<V>::impl::setup_in_place_from(caller_slice&& slice) {
 template <typename V>
 void distributed_matrix<V>::impl::finish_setup(std::chrono::steady_clock::time_point build_start) {
   choose_and_make_transport();
-  settle_halo_format();
   times.build = seconds_since(build_start) + kept_build_s;  // (the order's trial built the kept operator)
   fill_summaries();
   times.host_peak_bytes = host_peak_bytes();

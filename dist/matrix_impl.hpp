@@ -86,10 +86,6 @@ struct distributed_matrix<V>::impl {
   /// in the selector's format or panel, whichever halo_trial measured faster. Its product lands
   /// in halo_t, then y[halo_rows] += halo_t.
   std::unique_ptr<local_operator<V>> halo;
-  /// Where halo_trial kept panel, the selector's pick too, until settle_halo_format has timed
-  /// both in the apply (setup only).
-  std::unique_ptr<local_operator<V>> halo_alternative;
-  std::string halo_alternative_format;
   /// On the CUDA backend, when no halo row is longer than short_halo_row (meshes), A_halo is kept
   /// as plain device CSR instead, one thread per row (gpu::halo_product). Either way its product
   /// runs on the comm stream beside the local SpMV, and only the scatter follows it. Fused with
@@ -199,9 +195,6 @@ struct distributed_matrix<V>::impl {
   /// `chosen` names it and `note` says what was timed.
   std::unique_ptr<local_operator<V>> halo_trial(const csr_matrix<V, index_type>& a_halo, std::string& chosen,
                                                 std::string& note);
-  /// Where halo_trial kept panel: each such rank times its apply (exchange included) with panel and
-  /// with the pick, and keeps the faster (panel by order_trial_margin). Collective.
-  void settle_halo_format();
   /// `--order auto` from a sample of this rank's caller rows (collective); other orders as given.
   void resolve_order(const std::function<locality_sample()>& sample);
   /// `--partition auto` after the block setup: block (keep it), metis, ptscotch or lp.

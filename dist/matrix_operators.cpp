@@ -129,8 +129,6 @@ void distributed_matrix<V>::impl::build_halo_operator() {
         chosen = select ? summary.halo_format : "csr";
         // On the GPU from an upload (a panel block built on the host took seconds at 16 M entries).
         halo = cuda() ? make_operator<V>(chosen, upload_csr(a_halo)) : make_operator<V>(chosen, a_halo, options.where);
-        if (halo_alternative)  // (its rows moved too: sort_halo_rows)
-          halo_alternative = make_operator<V>(halo_alternative_format, upload_csr(a_halo));
       }
     }
     summary.halo_format = plain ? "plain" : chosen;

@@ -51,11 +51,9 @@ double median_product_us(cuda_stream_t stream, const std::function<void()>& prod
 /// candidate's numbering). The two blocks run side by side because they do so in the apply, and
 /// one after the other they do not show how they share the GPU (rmat:22:8 on 2 GPUs: both ranks
 /// kept degree order and panel; the one whose halo block stayed cuSPARSE ran 154.5 us beside it,
-/// the other 128.3; jobs/results/2026-11-28_h200x2_halo_order, run 4). The scatter runs at
-/// `halo_rows` as the kept order will leave them (sort_halo_rows: ascending): with the halo rows
-/// in their old order an order's scatter jumped, and on 2 GPUs (rmat:22:16, half of the entries in
-/// ghost columns) degree order's 13% gain became a 1.5% one and was not kept
-/// (jobs/results/2026-11-28_h200x2_validate, run 4).
+/// the other 128.3; jobs/results/2026-11-28_h200x2_halo_order, run 4). The halo block keeps its
+/// own row order, so an order scatters its product: on 2 GPUs (rmat:22:16, half of the entries in
+/// ghost columns) rcm gained 4% on the local block alone and lost 6% on the apply.
 template <typename V>
 double distributed_matrix<V>::impl::time_local_apply(const std::vector<index_type>& halo_rows_now) {
   const auto n = static_cast<std::size_t>(std::max<global_index_type>(1, n_owned));
@@ -144,54 +142,9 @@ std::unique_ptr<local_operator<V>> distributed_matrix<V>::impl::halo_trial(const
   note = fmt::format("timed: {} {:.1f} us, panel {:.1f} us", pick.format, pick_us, panel_us);
   if (panel_us < pick_us * (1.0 - order_trial_margin)) {
     chosen = "panel";
-    halo_alternative = std::move(best);  // (settle_halo_format times both in the apply)
-    halo_alternative_format = pick.format;
     return panel;
   }
   return best;
-}
-
-/// Panel's halo block wins alone but can lose in the apply, where its product follows the exchange
-/// beside the local SpMV: a panel's block of 512 threads runs its rounds in turn, and shares its SM.
-/// rmat:22:8 on 4x H200 (lp, halo blocks of 2.4-3.0 M nonzeros): panel 43-46 us alone against
-/// cuSPARSE's 54-57, yet the apply ran 107.1 us against 91.4 with cuSPARSE
-/// (jobs/results/2026-11-28_h200x2_validate, run 5). So each rank that kept panel times its apply
-/// both ways, every rank applying alike (the exchange is collective), and keeps the faster.
-template <typename V>
-void distributed_matrix<V>::impl::settle_halo_format() {
-  const bool mine = halo_alternative != nullptr;
-  if (!cuda() || allreduce_max(static_cast<std::int64_t>(mine), comm) == 0) return;
-  constexpr int warmups = 3, repeats = 15;
-  const auto n = static_cast<std::size_t>(std::max<global_index_type>(1, n_owned));
-  double us[2] = {0, 0};  // [0]: as halo_trial chose, [1]: with the alternative
-  collective_try(comm, "halo format", [&] {
-    auto x = gpu::allocate_device(n * sizeof(V)), y = gpu::allocate_device(n * sizeof(V));
-    const std::vector<V> ones(n, V(1));
-    auto stream = gpu::make_stream();
-    gpu::copy_async(x.get(), ones.data(), n * sizeof(V), stream.get());
-    auto start = gpu::make_event(true), stop = gpu::make_event(true);
-    for (int config = 0; config < 2; ++config) {
-      if (mine && config == 1) std::swap(halo, halo_alternative);
-      std::vector<double> t;
-      for (int i = 0; i < warmups + repeats; ++i) {  // the same count on every rank
-        gpu::record(start.get(), stream.get());
-        apply_device(V(1), static_cast<const V*>(x.get()), V(0), static_cast<V*>(y.get()), stream.get(), true);
-        gpu::record(stop.get(), stream.get());
-        gpu::synchronize(stream.get());
-        if (i >= warmups) t.push_back(1000.0 * gpu::elapsed_ms(start.get(), stop.get()));
-      }
-      std::nth_element(t.begin(), t.begin() + repeats / 2, t.end());
-      us[config] = t[repeats / 2];
-    }
-  });
-  if (!mine) return;
-  const bool panel_wins = us[0] < us[1] * (1.0 - order_trial_margin);  // (halo holds the pick now)
-  if (panel_wins) std::swap(halo, halo_alternative);
-  summary.halo_format = panel_wins ? "panel" : halo_alternative_format;
-  summary.halo_format_reason += fmt::format("; in the apply: panel {:.1f} us, {} {:.1f} us", us[0],
-                                            halo_alternative_format, us[1]);
-  halo_alternative.reset();
-  forget_graphs();
 }
 
 namespace {
@@ -340,8 +293,7 @@ void distributed_matrix<V>::impl::order_in_place(gpu_split<V>& s) {
   template double distributed_matrix<V>::impl::time_local_apply(const std::vector<index_type>&); \
   template std::unique_ptr<local_operator<V>> distributed_matrix<V>::impl::halo_trial(            \
       const csr_matrix<V, index_type>&, std::string&, std::string&);                              \
-  template void distributed_matrix<V>::impl::order_in_place(gpu_split<V>&);                      \
-  template void distributed_matrix<V>::impl::settle_halo_format();
+  template void distributed_matrix<V>::impl::order_in_place(gpu_split<V>&);
 DSPMV_INSTANTIATE(double)
 DSPMV_INSTANTIATE(float)
 #undef DSPMV_INSTANTIATE
