@@ -242,6 +242,8 @@ def folder_label(folder, about):
     m = re.match(r"(\d{4}-\d\d-\d\d)_(.*)", folder)
     rest = m.group(2) if m else folder
     machine = re.match(r"([a-z]+\d*)x(\d+)", rest)
+    if machine and int(machine.group(2)) < gmax:  # a folder named for a smaller machine than its runs used
+        machine = None
     gpus = f"{machine.group(2)}×{machine.group(1).upper()}" if machine else f"{gmax} GPUs, {device}"
     run = re.search(r"run\d+", rest)
     return f"{gpus} {run.group(0) if run else rest}, rev {', '.join(sorted(revs))}"
