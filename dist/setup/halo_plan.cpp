@@ -68,9 +68,9 @@ halo_plan build_halo_plan(MPI_Comm comm, const owned_rows& rows, halo_order_rule
   plan.ghost_ids = sorted_ghosts(a, lo, hi);
   check_local_ids(comm, n, plan.ghost_ids.size());
 
-  // Split entries into A_local and A_halo: each row's counts, their offsets, then the entries
-  // (rows in parallel; the serial order's result: 1.5-1.9 s a rank serially for rmat:22:8 on
-  // 4x H200 with lp, 6 M halo entries a rank, each a binary search among the ghosts).
+  // Split entries into A_local and A_halo: each row's counts, their offsets, then the entries, the
+  // rows in parallel (the same arrays as one pass in order, which took 1.5-1.9 s a rank for
+  // rmat:22:8 on 4x H200 with lp: 6 M halo entries a rank, each a binary search among the ghosts).
   const bool parallel = a.nnz() > (offset_type{1} << 16);
   auto& al = plan.a_local;
   auto& ah = plan.a_halo;
@@ -147,9 +147,9 @@ bool order_halo_block(halo_plan& plan, const std::vector<global_index_type>& row
   }
   plan.ghost_ids = std::move(ids);
 
-  // The rows keep their order, the scatter of their products into y its locality (ordered by
-  // length, rmat:22:8's ranks ran their apply 9-16 us slower on 4 GPUs; run 1 of
-  // jobs/results/2026-11-28_h200x4_halo_order). Each row's entries sorted by new column, row by
+  // The rows keep their order, the scatter of their products into y its locality (sorted by
+  // length, rmat:22:16 at 2 GPUs with the read order kept ran 288.3 us against 273.2; run 3 of
+  // jobs/results/2026-11-28_h200x2_validate). Each row's entries sorted by new column, row by
   // row (short rows: a sort in cache, where a counting sort over the block scattered its writes),
   // the rows in parallel (each writes only its own entries): 16 M entries of rmat:22:16's halo
   // block at 2 ranks took 0.85 s on one thread of the 2-core VM.
