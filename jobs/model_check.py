@@ -13,9 +13,9 @@ consecutive rows of the local block read, summed; `distspmv model --per-rank` gi
             apply = max(local + (1 - overlap) X, F + X + S * halo_nnz / nnz)
     (the halo block's product, halo_nnz of the rank's nonzeros in ghost columns, follows the exchange).
     Where the GPU's halo trial times panel on the halo block (the figures' "halo_trial"), that block
-    is predicted on its own, H = halo_nnz * 12 / rate (+ 64 * its x_lines / gather for panel) in the
-    pick's class and in panel's, the faster by the trial's margin kept: S = S(local block) + H, and
-    H replaces S * halo_nnz / nnz.
+    is predicted on its own, H = halo_nnz * 12 / rate + 64 * its x_lines / gather (panel's own gather
+    rate, else the machine's) in the pick's class and in panel's, the faster by the trial's margin
+    kept: S = S(local block) + H, and H replaces S * halo_nnz / nnz.
 
 derive  fits the machine description to the runs (distspmv's --json reports, one file per run): per
         format floor, row_ns and rate, the gather rate, the floor F of an apply on several ranks,
@@ -139,12 +139,14 @@ def spmv_us(m, r, cls, own_halo=False):
 
 
 def halo_us(m, r, cls):
-    """The halo block's product on its own in class `cls`: halo_nnz * 12 bytes at its rate, and
-    where the class has its own gather rate (panel) 64 * its x_lines (machine.cpp's predict)."""
+    """The halo block's product on its own in class `cls`: halo_nnz * 12 bytes at its rate and
+    64 * its x_lines at the class's own gather rate (panel's) or else the machine's (machine.cpp's
+    predict)."""
     c = m["spmv"][cls]
     t = r.get("halo_nnz", 0) * 12.0 / (c["rate_gbps"] * 1e3)
-    if c.get("gather_gbps"):
-        t += 64.0 * r["halo_trial"]["x_lines"] / (c["gather_gbps"] * 1e3)
+    gather = c.get("gather_gbps") or m.get("gather_gbps")
+    if gather:
+        t += 64.0 * r["halo_trial"]["x_lines"] / (gather * 1e3)
     return t
 
 

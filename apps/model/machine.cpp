@@ -12,9 +12,10 @@
 //           apply = max(local + (1 - overlap) * X, multi_rank_floor + X + S * halo_nnz / nnz)
 //                   (the halo block's product, the rank's nonzeros in ghost columns, follows X)
 //   Where the GPU's halo trial times panel on the halo block (rank_figures::halo_trial), the halo
-//   block is predicted on its own, in the pick's class (halo_nnz * 12 bytes at its rate) and in
-//   panel's (the same at panel's rate + 64 * halo_x_lines at panel's gather rate), the faster by
-//   the trial's margin kept: S = S(local block) + H, and H takes the place of S * halo_nnz / nnz.
+//   block is predicted on its own, in the pick's class and in panel's (each: halo_nnz * 12 bytes at
+//   the class's rate + 64 * halo_x_lines at its gather rate: panel's own, else the machine's), the
+//   faster by the trial's margin kept: S = S(local block) + H, and H takes the place of
+//   S * halo_nnz / nnz.
 // and the apply of the matrix is the slowest rank's. Its bound: the largest of S, the multi-rank
 // floor and the exposed exchange (apply - local; latency or volume, whichever is more). With
 // `--order auto` (predict_rank), a rank whose numbering the sample rule finds not local gets the
@@ -91,11 +92,12 @@ prediction predict(const machine& m, const rank_figures& r, int ranks, int gpus_
   if (c.sector_gbps > 0) compute_us += 32.0 * static_cast<double>(r.panel_sectors) / (c.sector_gbps * 1e3);
   double halo_us = 0;
   if (own_halo) {
-    // Its rows' y go to a buffer scattered after it: nonzeros only. Panel's rate is fitted beside
-    // its gathers (x_lines at its own rate), the others' with the halo blocks' gathers inside.
+    // Its rows' y go to a buffer scattered after it: nonzeros only, and its gathers (halo_x_lines)
+    // at the class's own gather rate (panel's) or else the machine's, as the rank's x_lines.
     const spmv_class& h = m.spmv(halo_cls);
     halo_us = static_cast<double>(r.halo_nnz) * 12.0 / (h.rate_gbps * 1e3);
-    if (h.gather_gbps > 0) halo_us += 64.0 * static_cast<double>(r.halo_x_lines) / (h.gather_gbps * 1e3);
+    const double halo_gather = h.gather_gbps > 0 ? h.gather_gbps : m.gather_gbps;
+    if (halo_gather > 0) halo_us += 64.0 * static_cast<double>(r.halo_x_lines) / (halo_gather * 1e3);
     compute_us += halo_us;
   }
   prediction p;

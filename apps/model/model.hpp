@@ -157,8 +157,8 @@ struct prediction {
 };
 /// `transport_on_host`: empty for the machine's (single_host where ranks <= gpus_per_host).
 /// `halo_cls`: empty, the halo block's product is the rank's SpMV's share halo_nnz / nnz (class
-/// `cls`); else the halo block in that class on its own: halo_nnz * 12 bytes at its rate, and for
-/// panel (its rate fitted beside its gathers) 64 * halo_x_lines at its gather rate.
+/// `cls`); else the halo block in that class on its own: halo_nnz * 12 bytes at its rate and
+/// 64 * halo_x_lines at the class's own gather rate (panel's) or else the machine's gather_gbps.
 prediction predict(const machine& m, const rank_figures& r, int ranks, int gpus_per_host, const std::string& cls,
                    const std::string& transport_on_host = "", const std::string& halo_cls = "");
 
