@@ -51,9 +51,10 @@ double median_product_us(cuda_stream_t stream, const std::function<void()>& prod
 /// candidate's numbering). The two blocks run side by side because they do so in the apply, and
 /// one after the other they do not show how they share the GPU (rmat:22:8 on 2 GPUs: both ranks
 /// kept degree order and panel; the one whose halo block stayed cuSPARSE ran 154.5 us beside it,
-/// the other 128.3; jobs/results/2026-11-28_h200x2_halo_order, run 4). The halo block keeps its
-/// own row order, so an order scatters its product: on 2 GPUs (rmat:22:16, half of the entries in
-/// ghost columns) rcm gained 4% on the local block alone and lost 6% on the apply.
+/// the other 128.3; jobs/results/2026-11-28_h200x2_halo_order, run 4). `halo_rows` are where the
+/// kept order will leave them (ascending: sort_halo_rows); with the halo rows in their old order an
+/// order's scatter jumped, and on 2 GPUs (rmat:22:16, half of the entries in ghost columns) degree
+/// order's 13% gain shrank to 1.5% (jobs/results/2026-11-28_h200x2_validate, run 4).
 template <typename V>
 double distributed_matrix<V>::impl::time_local_apply(const std::vector<index_type>& halo_rows_now) {
   const auto n = static_cast<std::size_t>(std::max<global_index_type>(1, n_owned));
