@@ -19,10 +19,21 @@
 //     rounds in order; then each row sums its slots in order.
 // So every run, and the host SpMV, adds the same products in the same order.
 //
-//   panel p: rows [panel_row[p], panel_row[p + 1]), stored entries [panel_entry[p], panel_entry[p + 1])
-//     (a multiple of round_entries), slot offsets of its rows at slot_begin[panel_row[p] + p + i],
-//     i = 0..rows (rows + 1 values, the last = the panel's slots)
+// A row longer than panel_entries (a hub: a column of the whole graph in a rank's halo block) is
+// cut into parts of consecutive entries, at most panel_entries each, so that no panel's rounds
+// outlast the others' (R-MAT's 4-rank halo block: a 73,477-entry row took 72 rounds where the
+// median panel took 26). A part is a panel row like any other; its sum goes to part_sums, and a
+// second kernel adds each split row's parts in order and writes its y. Blocks without such rows
+// have no parts and run one kernel.
+//
+//   panel rows: the rows, with each split row replaced by its parts (panel row = row where no row
+//     is split; row_out empty)
+//   panel p: panel rows [panel_row[p], panel_row[p + 1]), stored entries [panel_entry[p],
+//     panel_entry[p + 1]) (a multiple of round_entries), slot offsets of its panel rows at
+//     slot_begin[panel_row[p] + p + i], i = 0..rows (rows + 1 values, the last = the panel's slots)
 //   entry k: values[k], col_idx[k], slot[k] (16-bit, the panel's slot; padding_slot: padding)
+//   row_out[i]: panel row i's row of y (>= 0), or ~j for part j (its sum goes to part_sums[j])
+//   split s: row split_row[s], parts [split_part[s], split_part[s + 1])
 //
 // Measured on one H200 (jobs/results/2026-11-27_h200_panels): rmat:22:16 in double after rcm
 // (--order auto), 336.9 us as the distributed local SpMV against cuSPARSE CSR's 543.5 us on the
@@ -70,10 +81,14 @@ struct panel_matrix {
   offset_type nnz = 0;
   std::vector<index_type> panel_row;       ///< [panels + 1] first row of each panel
   std::vector<offset_type> panel_entry;    ///< [panels + 1] first stored entry of each panel
-  std::vector<std::uint16_t> slot_begin;   ///< [rows + panels] per panel, its rows' first slots and the end
+  std::vector<std::uint16_t> slot_begin;   ///< [panel rows + panels] per panel, its rows' first slots and the end
   std::vector<index_type> col_idx;         ///< [panel_entry.back()]
   std::vector<ValueType> values;           ///< [panel_entry.back()]
   std::vector<std::uint16_t> slot;         ///< [panel_entry.back()]
+  std::vector<index_type> row_out;         ///< [panel rows] where a row is split, else empty
+  std::vector<index_type> split_row;       ///< [splits] the rows cut into parts
+  std::vector<index_type> split_part;      ///< [splits + 1] first part of each (empty: none)
+  std::vector<ValueType> part_sums;        ///< [parts] zeros; the view's copy is the kernel's scratch
   int max_slots = 0;                       ///< the most slots of one panel (shared memory per block)
   panel_params params;
   format_stats stats;
@@ -92,6 +107,11 @@ struct panel_view {
   const index_type* col_idx = nullptr;
   const ValueType* values = nullptr;
   const std::uint16_t* slot = nullptr;
+  index_type splits = 0;                    ///< rows cut into parts (0: row_out and the rest null)
+  const index_type* row_out = nullptr;
+  const index_type* split_row = nullptr;
+  const index_type* split_part = nullptr;
+  ValueType* part_sums = nullptr;           ///< the one array a kernel writes (see traits::view_of)
 };
 
 /// Builds the panels from CSR (deterministic, the input is only read; OpenMP over panels). Throws
@@ -107,19 +127,29 @@ template <typename ValueType>
 device_built<panel_view<ValueType>> build_cuda(device_csr<ValueType>&& a, const panel_params& params);
 
 /// What both builders compute from the row pointer alone: the parameters with the automatic
-/// sizes resolved, the panel cuts, the slot offsets (panel_matrix's fields of the same names) and
-/// the most slots of a panel. Checks the parameters (bad_input).
+/// sizes resolved, the split rows, the panel cuts, the slot offsets (panel_matrix's fields of the
+/// same names) and the most slots of a panel. Checks the parameters (bad_input).
 struct panel_plan {
   panel_params params;
+  /// [panel rows + 1] each panel row's entries in the CSR block, where a row is split; empty:
+  /// the panel rows are the rows (use the block's row pointer)
+  std::vector<offset_type> part_ptr;
+  std::vector<index_type> row_out, split_row, split_part;
   std::vector<index_type> panel_row;
   std::vector<std::uint16_t> slot_begin;
   int max_slots = 0;
+  /// The panel rows' entry pointer: part_ptr, or `row_ptr` where no row is split.
+  const std::vector<offset_type>& panel_row_ptr(const std::vector<offset_type>& row_ptr) const {
+    return part_ptr.empty() ? row_ptr : part_ptr;
+  }
 };
 panel_plan plan_panels(const std::vector<offset_type>& row_ptr, const panel_params& params);
 
-/// The slots of a row of `len` entries (its pieces), and the statistics' parameter text.
+/// The slots of a row of `len` entries (its pieces), the statistics' parameter text, and the bytes
+/// stored (both builders' stats.stored_bytes).
 offset_type row_slots(offset_type len, const panel_params& resolved);
 std::string params_text(const panel_plan& plan);
+std::size_t stored_bytes(const panel_plan& plan, std::size_t panel_entries, offset_type stored, std::size_t value_bytes);
 
 /// Back to CSR (round-trip check): entries in column order within each row.
 template <typename ValueType>
@@ -155,6 +185,13 @@ struct traits {
     v.col_idx = map(m.col_idx);
     v.values = map(m.values);
     v.slot = map(m.slot);
+    v.splits = static_cast<index_type>(m.split_row.size());
+    if (v.splits > 0) {
+      v.row_out = map(m.row_out);
+      v.split_row = map(m.split_row);
+      v.split_part = map(m.split_part);
+      v.part_sums = const_cast<V*>(map(m.part_sums));  // scratch: the kernel's partial sums
+    }
     return v;
   }
 };

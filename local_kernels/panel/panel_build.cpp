@@ -33,21 +33,21 @@ struct laid_out {
   std::vector<std::uint16_t> slot;
 };
 
-template <typename V>
-laid_out lay_out_panel(const csr_matrix<V, index_type>& a, global_index_type first, global_index_type last,
-                       const std::uint16_t* slot_begin) {
-  const offset_type b = a.row_ptr[first], n = a.row_ptr[last] - b;
+/// Panel rows [first, last) of the panel rows' pointer `rp` (plan.panel_row_ptr), columns `col`.
+laid_out lay_out_panel(const std::vector<offset_type>& rp, const std::vector<index_type>& col, global_index_type first,
+                       global_index_type last, const std::uint16_t* slot_begin) {
+  const offset_type b = rp[first], n = rp[last] - b;
   std::vector<std::uint16_t> slot_of(static_cast<std::size_t>(n));
   for (global_index_type r = first; r < last; ++r) {
-    const offset_type len = a.row_length(r), k = slot_begin[r - first + 1] - slot_begin[r - first];
+    const offset_type len = rp[r + 1] - rp[r], k = slot_begin[r - first + 1] - slot_begin[r - first];
     for (offset_type j = 0; j < len; ++j)  // round-robin: a slot's entries spread over the row's columns
-      slot_of[static_cast<std::size_t>(a.row_ptr[r] - b + j)] = static_cast<std::uint16_t>(slot_begin[r - first] + j % k);
+      slot_of[static_cast<std::size_t>(rp[r] - b + j)] = static_cast<std::uint16_t>(slot_begin[r - first] + j % k);
   }
   const offset_type slots = slot_begin[last - first];
 
   std::vector<offset_type> order(static_cast<std::size_t>(n));
   for (offset_type k = 0; k < n; ++k) order[static_cast<std::size_t>(k)] = b + k;
-  std::stable_sort(order.begin(), order.end(), [&a](offset_type s, offset_type t) { return a.col_idx[s] < a.col_idx[t]; });
+  std::stable_sort(order.begin(), order.end(), [&col](offset_type s, offset_type t) { return col[s] < col[t]; });
 
   // Rounds: each entry, in column order, goes to the first round from the first one not yet
   // full that lies past its slot's last round and has room; its place in the round is the
@@ -85,10 +85,40 @@ offset_type row_slots(offset_type len, const panel_params& p) {
   return (len + q - 1) / q;
 }
 
+/// Cuts each row longer than panel_entries into ceil(len / panel_entries) parts of consecutive
+/// entries, as even as they divide (plan.part_ptr, row_out, split_row, split_part); nothing where no
+/// row is that long.
+void split_long_rows(const std::vector<offset_type>& row_ptr, panel_plan& plan) {
+  const offset_type most = plan.params.panel_entries;
+  const global_index_type rows = static_cast<global_index_type>(row_ptr.size()) - 1;
+  global_index_type r = 0;
+  while (r < rows && row_ptr[r + 1] - row_ptr[r] <= most) ++r;
+  if (r == rows) return;
+  plan.part_ptr.assign(row_ptr.begin(), row_ptr.begin() + r + 1);
+  plan.row_out.resize(static_cast<std::size_t>(r));
+  for (index_type i = 0; i < static_cast<index_type>(r); ++i) plan.row_out[static_cast<std::size_t>(i)] = i;
+  index_type parts = 0;
+  plan.split_part.push_back(0);
+  for (; r < rows; ++r) {
+    const offset_type b = row_ptr[r], len = row_ptr[r + 1] - b;
+    if (len <= most) {
+      plan.part_ptr.push_back(row_ptr[r + 1]);
+      plan.row_out.push_back(static_cast<index_type>(r));
+      continue;
+    }
+    const offset_type cuts = (len + most - 1) / most;
+    for (offset_type k = 1; k <= cuts; ++k) {
+      plan.part_ptr.push_back(b + len * k / cuts);
+      plan.row_out.push_back(~parts++);
+    }
+    plan.split_row.push_back(static_cast<index_type>(r));
+    plan.split_part.push_back(parts);
+  }
+}
+
 panel_plan plan_panels(const std::vector<offset_type>& row_ptr, const panel_params& params) {
   check_params(params);
   panel_plan plan;
-  const global_index_type rows = static_cast<global_index_type>(row_ptr.size()) - 1;
   const offset_type nnz = row_ptr.back();
   plan.params = params;
   panel_params& p = plan.params;
@@ -97,16 +127,20 @@ panel_plan plan_panels(const std::vector<offset_type>& row_ptr, const panel_para
                                  min_panel_entries, max_panel_entries);
   if (p.piece_entries == 0)
     p.piece_entries = static_cast<int>(std::clamp<offset_type>(p.panel_entries / round_entries / 2, 1, 32));
+  split_long_rows(row_ptr, plan);
 
-  // Panel cuts: at most panel_rows rows, panel_entries entries and max_slots slots; a row that
-  // alone exceeds the entries is a panel of its own. Each panel's slot offsets follow its rows.
+  // Panel cuts: at most panel_rows panel rows, panel_entries entries and max_slots slots (a panel
+  // row has at most panel_entries entries, so none is left alone beyond them). Each panel's slot
+  // offsets follow its panel rows.
+  const std::vector<offset_type>& rp = plan.panel_row_ptr(row_ptr);
+  const global_index_type rows = static_cast<global_index_type>(rp.size()) - 1;
   plan.panel_row.push_back(0);
   plan.slot_begin.reserve(static_cast<std::size_t>(rows) + 1);
   for (global_index_type r = 0; r < rows;) {
     global_index_type q = r;
     offset_type entries = 0, slots = 0;
     while (q < rows && q - r < p.panel_rows) {
-      const offset_type len = row_ptr[q + 1] - row_ptr[q], k = row_slots(len, p);
+      const offset_type len = rp[q + 1] - rp[q], k = row_slots(len, p);
       if (q > r && (entries + len > p.panel_entries || slots + k > p.max_slots)) break;
       plan.slot_begin.push_back(static_cast<std::uint16_t>(slots));
       entries += len;
@@ -122,9 +156,19 @@ panel_plan plan_panels(const std::vector<offset_type>& row_ptr, const panel_para
 }
 
 std::string params_text(const panel_plan& plan) {
-  return "panels=" + std::to_string(plan.panel_row.size() - 1) + " rows<=" + std::to_string(plan.params.panel_rows) +
-         " entries<=" + std::to_string(plan.params.panel_entries) + " piece=" +
-         std::to_string(plan.params.piece_entries) + " slots<=" + std::to_string(plan.max_slots);
+  std::string text = "panels=" + std::to_string(plan.panel_row.size() - 1) + " rows<=" +
+                     std::to_string(plan.params.panel_rows) + " entries<=" + std::to_string(plan.params.panel_entries) +
+                     " piece=" + std::to_string(plan.params.piece_entries) + " slots<=" + std::to_string(plan.max_slots);
+  if (!plan.split_row.empty())
+    text += " split_rows=" + std::to_string(plan.split_row.size()) + " parts=" + std::to_string(plan.split_part.back());
+  return text;
+}
+
+std::size_t stored_bytes(const panel_plan& plan, std::size_t panel_entries, offset_type stored, std::size_t value_bytes) {
+  const std::size_t parts = plan.split_row.empty() ? 0 : static_cast<std::size_t>(plan.split_part.back());
+  return (plan.panel_row.size() + plan.row_out.size() + plan.split_row.size() + plan.split_part.size()) * sizeof(index_type) +
+         panel_entries * sizeof(offset_type) + plan.slot_begin.size() * sizeof(std::uint16_t) + parts * value_bytes +
+         static_cast<std::size_t>(stored) * (sizeof(index_type) + value_bytes + sizeof(std::uint16_t));
 }
 
 template <typename V>
@@ -142,10 +186,11 @@ panel_matrix<V> build(const csr_matrix<V, index_type>& a, const panel_params& pa
   m.max_slots = plan.max_slots;
   const std::size_t panels = plan.panel_row.size() - 1;
 
+  const std::vector<offset_type>& rp = plan.panel_row_ptr(a.row_ptr);
   std::vector<laid_out> lay(panels);
 #pragma omp parallel for schedule(dynamic, 1) if (panels > 1)
   for (std::ptrdiff_t p = 0; p < static_cast<std::ptrdiff_t>(panels); ++p)
-    lay[static_cast<std::size_t>(p)] = lay_out_panel(a, plan.panel_row[p], plan.panel_row[p + 1],
+    lay[static_cast<std::size_t>(p)] = lay_out_panel(rp, a.col_idx, plan.panel_row[p], plan.panel_row[p + 1],
                                                      plan.slot_begin.data() + plan.panel_row[p] + p);
 
   m.panel_entry.assign(panels + 1, 0);
@@ -170,14 +215,25 @@ panel_matrix<V> build(const csr_matrix<V, index_type>& a, const panel_params& pa
     }
   }
   m.stats.params = params_text(plan);
+  m.stats.stored_bytes = stored_bytes(plan, m.panel_entry.size(), stored, sizeof(V));
+  m.stats.padding_ratio = m.nnz > 0 ? static_cast<double>(stored) / static_cast<double>(m.nnz) : 1.0;
+  m.part_sums.assign(plan.split_row.empty() ? 0 : static_cast<std::size_t>(plan.split_part.back()), V(0));
   m.panel_row = std::move(plan.panel_row);
   m.slot_begin = std::move(plan.slot_begin);
-
-  m.stats.stored_bytes = m.panel_row.size() * sizeof(index_type) + m.panel_entry.size() * sizeof(offset_type) +
-                         m.slot_begin.size() * sizeof(std::uint16_t) +
-                         stored * (sizeof(index_type) + sizeof(V) + sizeof(std::uint16_t));
-  m.stats.padding_ratio = m.nnz > 0 ? static_cast<double>(stored) / static_cast<double>(m.nnz) : 1.0;
+  m.row_out = std::move(plan.row_out);
+  m.split_row = std::move(plan.split_row);
+  m.split_part = std::move(plan.split_part);
   return m;
+}
+
+/// The row panel row `i` belongs to.
+template <typename V>
+index_type row_of(const panel_matrix<V>& m, index_type i) {
+  if (m.row_out.empty()) return i;
+  const index_type t = m.row_out[static_cast<std::size_t>(i)];
+  if (t >= 0) return t;
+  const auto s = std::upper_bound(m.split_part.begin(), m.split_part.end(), ~t) - m.split_part.begin() - 1;
+  return m.split_row[static_cast<std::size_t>(s)];
 }
 
 template <typename V>
@@ -194,8 +250,8 @@ csr_matrix<V, index_type> to_csr(const panel_matrix<V>& m) {
       const std::uint16_t s = m.slot[static_cast<std::size_t>(k)];
       if (s == padding_slot) continue;
       const index_type i = static_cast<index_type>(std::upper_bound(sb, sb + n + 1, s) - sb - 1);
-      rows[static_cast<std::size_t>(m.panel_row[p] + i)].push_back({m.col_idx[static_cast<std::size_t>(k)],
-                                                                    m.values[static_cast<std::size_t>(k)]});
+      rows[static_cast<std::size_t>(row_of(m, m.panel_row[p] + i))].push_back({m.col_idx[static_cast<std::size_t>(k)],
+                                                                              m.values[static_cast<std::size_t>(k)]});
     }
   }
   for (global_index_type r = 0; r < m.rows; ++r) {

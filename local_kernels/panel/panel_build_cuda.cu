@@ -3,7 +3,9 @@
 // host sees the row pointer (8 bytes per row) and a number per panel; the entries stay on the GPU.
 //
 //   1. The row pointer, downloaded: checked as validate_csr does; plan_panels (panel_build.cpp,
-//      shared with build()) gives the panel cuts and the slot offsets.
+//      shared with build()) gives the split rows, the panel cuts and the slot offsets. Below,
+//      "rows" are panel rows: where a row is split, the plan's part pointer is uploaded and used
+//      in place of the row pointer.
 //   2. check_columns_kernel: the first entry whose column is out of range or not above the
 //      previous one of its row (atomicMin), reported as validate_csr reports it.
 //   3. slots_kernel (a block per panel): each entry's slot, round-robin over its row's pieces.
@@ -174,11 +176,13 @@ device_built<panel_view<V>> build_cuda(device_csr<V>&& a, const panel_params& pa
   // 1. The row pointer and the plan.
   const std::vector<offset_type> row_ptr = download_array(d.row_ptr, static_cast<std::size_t>(d.rows) + 1);
   check_row_pointer(row_ptr, d.nnz, source);
-  panel_plan plan = plan_panels(row_ptr, params);
+  const panel_plan plan = plan_panels(row_ptr, params);
   const index_type panels = static_cast<index_type>(plan.panel_row.size() - 1);
   const offset_type nnz = d.nnz;
 
   device_storage scratch;
+  const std::vector<offset_type>& rp = plan.panel_row_ptr(row_ptr);  // the panel rows' entries
+  const offset_type* d_rp = plan.part_ptr.empty() ? d.row_ptr : scratch.upload(plan.part_ptr);
   // 2. The columns.
   if (nnz > 0) {
     auto* first_bad = scratch_array<unsigned long long>(scratch, 1);
@@ -201,19 +205,26 @@ device_built<panel_view<V>> build_cuda(device_csr<V>&& a, const panel_params& pa
   const std::uint16_t* slot_begin = built.storage.upload(plan.slot_begin);
   built.view.panel_row = panel_row;
   built.view.slot_begin = slot_begin;
+  built.view.splits = static_cast<index_type>(plan.split_row.size());
+  if (built.view.splits > 0) {
+    built.view.row_out = built.storage.upload(plan.row_out);
+    built.view.split_row = built.storage.upload(plan.split_row);
+    built.view.split_part = built.storage.upload(plan.split_part);
+    built.view.part_sums = static_cast<V*>(built.storage.allocate_bytes(static_cast<std::size_t>(plan.split_part.back()) * sizeof(V)));
+  }
 
   // 3. Slots. 4. Column order within each panel, chunk by chunk.
   auto* slot_of = scratch_array<std::uint16_t>(scratch, nnz);
   auto* sorted = scratch_array<unsigned>(scratch, nnz);  // chunk-relative entries, in each panel's column order
   std::vector<offset_type> base(static_cast<std::size_t>(panels), 0);  // each panel's chunk start
   if (nnz > 0) {
-    slots_kernel<<<static_cast<unsigned>(panels), block, 0, nullptr>>>(d.row_ptr, panel_row, slot_begin, slot_of);
+    slots_kernel<<<static_cast<unsigned>(panels), block, 0, nullptr>>>(d_rp, panel_row, slot_begin, slot_of);
     DSPMV_CUDA_CHECK_LAUNCH(nullptr);
     offset_type longest_chunk = 0;
     for (index_type p0 = 0; p0 < panels;) {
       index_type p1 = p0 + 1;
-      while (p1 < panels && row_ptr[plan.panel_row[p1 + 1]] - row_ptr[plan.panel_row[p0]] < sort_chunk) ++p1;
-      longest_chunk = std::max(longest_chunk, row_ptr[plan.panel_row[p1]] - row_ptr[plan.panel_row[p0]]);
+      while (p1 < panels && rp[plan.panel_row[p1 + 1]] - rp[plan.panel_row[p0]] < sort_chunk) ++p1;
+      longest_chunk = std::max(longest_chunk, rp[plan.panel_row[p1]] - rp[plan.panel_row[p0]]);
       p0 = p1;
     }
     device_storage sort_scratch;
@@ -226,11 +237,11 @@ device_built<panel_view<V>> build_cuda(device_csr<V>&& a, const panel_params& pa
     void* temp = sort_scratch.allocate_bytes(std::max<std::size_t>(temp_bytes, 1));
     for (index_type p0 = 0; p0 < panels;) {
       index_type p1 = p0 + 1;
-      while (p1 < panels && row_ptr[plan.panel_row[p1 + 1]] - row_ptr[plan.panel_row[p0]] < sort_chunk) ++p1;
-      const offset_type b = row_ptr[plan.panel_row[p0]], n = row_ptr[plan.panel_row[p1]] - b;
+      while (p1 < panels && rp[plan.panel_row[p1 + 1]] - rp[plan.panel_row[p0]] < sort_chunk) ++p1;
+      const offset_type b = rp[plan.panel_row[p0]], n = rp[plan.panel_row[p1]] - b;
       for (index_type p = p0; p < p1; ++p) base[static_cast<std::size_t>(p)] = b;
       if (n > 0) {
-        sort_keys_kernel<<<static_cast<unsigned>(p1 - p0), block, 0, nullptr>>>(d.row_ptr, panel_row, d.col_idx, p0, b,
+        sort_keys_kernel<<<static_cast<unsigned>(p1 - p0), block, 0, nullptr>>>(d_rp, panel_row, d.col_idx, p0, b,
                                                                                   keys_in, values_in);
         DSPMV_CUDA_CHECK_LAUNCH(nullptr);
         const int end_bit = 32 + bit_width(static_cast<unsigned long long>(p1 - p0 - 1));
@@ -258,7 +269,7 @@ device_built<panel_view<V>> build_cuda(device_csr<V>&& a, const panel_params& pa
     DSPMV_CUDA_CHECK(cudaMemsetAsync(fill, 0, static_cast<std::size_t>(nnz) * sizeof(int), nullptr));
     DSPMV_CUDA_CHECK(cudaMemsetAsync(last, 0xff, static_cast<std::size_t>(slot_base.back()) * sizeof(int), nullptr));
     rounds_kernel<<<static_cast<unsigned>((panels + block - 1) / block), block, 0, nullptr>>>(
-        d.row_ptr, panel_row, slot_begin, slot_of, sorted, sorted_base, panels, fill, last,
+        d_rp, panel_row, slot_begin, slot_of, sorted, sorted_base, panels, fill, last,
         round_scratch.upload(slot_base), place, d_rounds);
     DSPMV_CUDA_CHECK_LAUNCH(nullptr);
     rounds = download_array(d_rounds, static_cast<std::size_t>(panels));
@@ -279,18 +290,16 @@ device_built<panel_view<V>> build_cuda(device_csr<V>&& a, const panel_params& pa
   built.view.col_idx = out_col;
   built.view.slot = out_slot;
   if (stored > 0) {
-    pad_kernel<V><<<static_cast<unsigned>(panels), block, 0, nullptr>>>(d.row_ptr, panel_row, d.col_idx, sorted, sorted_base,
+    pad_kernel<V><<<static_cast<unsigned>(panels), block, 0, nullptr>>>(d_rp, panel_row, d.col_idx, sorted, sorted_base,
                                                                         d_panel_entry, out_val, out_col, out_slot);
     DSPMV_CUDA_CHECK_LAUNCH(nullptr);
-    place_kernel<V><<<static_cast<unsigned>(panels), block, 0, nullptr>>>(d.row_ptr, panel_row, d.col_idx, d.values, slot_of,
+    place_kernel<V><<<static_cast<unsigned>(panels), block, 0, nullptr>>>(d_rp, panel_row, d.col_idx, d.values, slot_of,
                                                                           sorted, sorted_base, place, d_panel_entry,
                                                                           out_val, out_col, out_slot);
     DSPMV_CUDA_CHECK_LAUNCH(nullptr);
   }
 
-  built.stats.stored_bytes = plan.panel_row.size() * sizeof(index_type) + panel_entry.size() * sizeof(offset_type) +
-                             plan.slot_begin.size() * sizeof(std::uint16_t) +
-                             static_cast<std::size_t>(stored) * (sizeof(index_type) + sizeof(V) + sizeof(std::uint16_t));
+  built.stats.stored_bytes = stored_bytes(plan, panel_entry.size(), stored, sizeof(V));
   built.stats.padding_ratio = nnz > 0 ? static_cast<double>(stored) / static_cast<double>(nnz) : 1.0;
   built.stats.params = params_text(plan);
   DSPMV_CUDA_CHECK(cudaStreamSynchronize(nullptr));

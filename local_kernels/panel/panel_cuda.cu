@@ -2,7 +2,8 @@
 // memory; each round, thread t takes stored entries t and t + 512 of the round (a warp's 32
 // consecutive entries in column order: few x sectors where columns repeat), adds its products to
 // their slots (no slot twice in a round, so no atomics), and a barrier closes the round. Then
-// each row sums its slots in order and writes y.
+// each panel row sums its slots in order and writes y, or its part's sum; where rows are split,
+// join_parts_kernel then adds each split row's parts in order and writes its y.
 //
 // Tuning (one H200, jobs/results/2026-11-27_h200_panels, the prototype of run 122 on rmat:22:16
 // in rcm order): 2 entries per thread per round ran 325-333 us, 4 entries 334-373 us (larger
@@ -49,9 +50,21 @@ __global__ void __launch_bounds__(block_threads)
   for (index_type i = threadIdx.x; i < rows; i += block_threads) {
     V sum = 0;
     for (int q = sb[i]; q < sb[i + 1]; ++q) sum += sums[q];
-    const index_type r = first + i;
-    y[r] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[r];  // beta == 0 never reads y
+    const index_type r = a.row_out == nullptr ? first + i : a.row_out[first + i];
+    if (r < 0) a.part_sums[~r] = sum;
+    else y[r] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[r];  // beta == 0 never reads y
   }
+}
+
+/// A thread per split row: its parts' sums in order.
+template <typename V>
+__global__ void __launch_bounds__(256) join_parts_kernel(const panel_view<V> a, V alpha, V beta, V* __restrict__ y) {
+  const index_type s = blockIdx.x * 256 + threadIdx.x;
+  if (s >= a.splits) return;
+  V sum = 0;
+  for (index_type j = a.split_part[s]; j < a.split_part[s + 1]; ++j) sum += a.part_sums[j];
+  const index_type r = a.split_row[s];
+  y[r] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[r];
 }
 
 }  // namespace
@@ -65,6 +78,10 @@ void spmv_cuda(const panel_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_s
                                           static_cast<int>(shared)));
   panel_kernel<V><<<static_cast<unsigned>(a.panels), block_threads, shared, stream>>>(a, alpha, x, beta, y);
   DSPMV_CUDA_CHECK_LAUNCH(stream);
+  if (a.splits > 0) {
+    join_parts_kernel<V><<<static_cast<unsigned>((a.splits + 255) / 256), 256, 0, stream>>>(a, alpha, beta, y);
+    DSPMV_CUDA_CHECK_LAUNCH(stream);
+  }
 }
 
 template void spmv_cuda(const panel_view<float>&, float, const float*, float, float*, cuda_stream_t);

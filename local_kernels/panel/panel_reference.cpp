@@ -1,5 +1,6 @@
 // Host panel SpMV: the CPU path and the oracle of the CUDA kernel. Each slot receives its
-// products in stored order (the kernel's rounds), then each row sums its slots in order.
+// products in stored order (the kernel's rounds), then each panel row sums its slots in order;
+// a split row's parts are then added in order (the kernel's second launch).
 #include "local_kernels/panel/panel.hpp"
 
 namespace distspmv::panel {
@@ -19,10 +20,17 @@ void spmv_reference(const panel_view<V>& a, V alpha, const V* x, V beta, V* y) {
       for (index_type i = 0; i < rows; ++i) {
         V sum = 0;
         for (int s = sb[i]; s < sb[i + 1]; ++s) sum += sums[static_cast<std::size_t>(s)];
-        const index_type r = first + i;
-        y[r] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[r];  // beta == 0 never reads y
+        const index_type r = a.row_out == nullptr ? first + i : a.row_out[first + i];
+        if (r < 0) a.part_sums[~r] = sum;
+        else y[r] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[r];  // beta == 0 never reads y
       }
     }
+  }
+  for (index_type s = 0; s < a.splits; ++s) {
+    V sum = 0;
+    for (index_type j = a.split_part[s]; j < a.split_part[s + 1]; ++j) sum += a.part_sums[j];
+    const index_type r = a.split_row[s];
+    y[r] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[r];
   }
 }
 

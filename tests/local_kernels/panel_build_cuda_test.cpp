@@ -1,7 +1,7 @@
 // The panel format's GPU builder (label cuda; skipped without a GPU): build_cuda on a device copy
 // of a matrix gives build()'s arrays bit for bit and its statistics, over the builder matrices
 // (edge cases, odd sizes, long rows) with the automatic sizes and with tiny panels (many panels,
-// many pieces), in float and double; and it refuses what build() refuses.
+// many pieces, rows split into parts), in float and double; and it refuses what build() refuses.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -41,6 +41,12 @@ void expect_same(const csr_matrix<V, index_type>& a, const panel::panel_params& 
   test::expect_bitwise(host.col_idx, v.col_idx, name + " col_idx");
   test::expect_bitwise(host.values, v.values, name + " values");
   test::expect_bitwise(host.slot, v.slot, name + " slot");
+  EXPECT_EQ(v.splits, static_cast<index_type>(host.split_row.size())) << name;
+  if (v.splits > 0) {
+    test::expect_bitwise(host.row_out, v.row_out, name + " row_out");
+    test::expect_bitwise(host.split_row, v.split_row, name + " split_row");
+    test::expect_bitwise(host.split_part, v.split_part, name + " split_part");
+  }
   EXPECT_EQ(gpu.stats.stored_bytes, host.stats.stored_bytes) << name;
   EXPECT_EQ(gpu.stats.padding_ratio, host.stats.padding_ratio) << name;
   EXPECT_EQ(gpu.stats.params, host.stats.params) << name;

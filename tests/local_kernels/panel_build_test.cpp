@@ -1,14 +1,16 @@
 // Panel build tests (STYLE.md §6, tier 2): the layout's invariants on the edge cases (no slot twice
-// in a round, whole rounds, slots per row, padding), CSR -> panels -> CSR, the automatic sizes,
-// refusals.
+// in a round, whole rounds, slots per row, padding, split rows), CSR -> panels -> CSR, the
+// automatic sizes, refusals, and the host SpMV of split rows against CSR.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "local_kernels/device_csr.hpp"
 #include "local_kernels/panel/panel.hpp"
 #include "tests/support/test_matrices.hpp"
+#include "tests/support/test_support.hpp"
 
 namespace distspmv {
 namespace {
@@ -16,10 +18,22 @@ namespace {
 /// Every invariant panel.hpp states, checked entry by entry.
 template <typename V>
 void expect_layout(const csr_matrix<V, index_type>& a, const panel::panel_matrix<V>& m, const std::string& name) {
+  // Split rows: every row longer than panel_entries, in parts of consecutive entries within it.
+  const panel::panel_plan plan = panel::plan_panels(a.row_ptr, m.params);
+  const std::vector<offset_type>& rp = plan.panel_row_ptr(a.row_ptr);
+  EXPECT_EQ(plan.row_out, m.row_out) << name;
+  EXPECT_EQ(plan.split_row, m.split_row) << name;
+  for (global_index_type r = 0; r < a.rows; ++r)
+    EXPECT_EQ(std::count(m.split_row.begin(), m.split_row.end(), r) == 1, a.row_length(r) > m.params.panel_entries)
+        << name << " row " << r;
+  for (std::size_t i = 0; i + 1 < rp.size(); ++i) EXPECT_LE(rp[i + 1] - rp[i], m.params.panel_entries) << name;
+  EXPECT_EQ(m.part_sums.size(), m.split_row.empty() ? 0u : static_cast<std::size_t>(m.split_part.back())) << name;
+  const global_index_type panel_rows = static_cast<global_index_type>(rp.size()) - 1;
+
   ASSERT_EQ(m.panel_row.front(), 0) << name;
-  ASSERT_EQ(m.panel_row.back(), a.rows) << name;
+  ASSERT_EQ(m.panel_row.back(), panel_rows) << name;
   const std::size_t panels = m.panel_row.size() - 1;
-  ASSERT_EQ(m.slot_begin.size(), static_cast<std::size_t>(a.rows) + panels) << name;
+  ASSERT_EQ(m.slot_begin.size(), static_cast<std::size_t>(panel_rows) + panels) << name;
   offset_type real = 0;
   for (std::size_t p = 0; p < panels; ++p) {
     const offset_type b = m.panel_entry[p], e = m.panel_entry[p + 1];
@@ -30,7 +44,7 @@ void expect_layout(const csr_matrix<V, index_type>& a, const panel::panel_matrix
     EXPECT_EQ(sb[0], 0) << name;
     EXPECT_LE(sb[rows], m.max_slots) << name;
     for (index_type i = 0; i < rows; ++i) {
-      const offset_type len = a.row_length(m.panel_row[p] + i);
+      const offset_type len = rp[m.panel_row[p] + i + 1] - rp[m.panel_row[p] + i];
       EXPECT_EQ(sb[i + 1] - sb[i] > 0, len > 0) << name << " row " << m.panel_row[p] + i;
       EXPECT_LE(sb[i + 1] - sb[i], len) << name;
     }
@@ -78,6 +92,46 @@ TEST(PanelBuild, SmallPanelsAndPiecesKeepTheInvariants) {
   expect_layout(a, m, "random 3001 x 2500");
   EXPECT_GT(m.panel_row.size(), 100u);
   EXPECT_EQ(panel::to_csr(m).col_idx, a.col_idx);
+}
+
+TEST(PanelBuild, SplitsRowsLongerThanAPanel) {
+  // A hub row of 9000 entries among short rows, panels of 2048 entries: 5 parts of 1800, which
+  // may share panels with their neighbours; two split rows side by side; a row of exactly 2048
+  // entries stays whole. The host SpMV (the kernel's order) against CSR, beta 0 and not.
+  std::vector<global_index_type> lengths(600, 3);
+  lengths[17] = 9000;
+  lengths[300] = 4097;
+  lengths[301] = 2049;
+  lengths[400] = 2048;
+  const auto a = test::from_lengths(12000, lengths, 5);
+  panel::panel_params p;
+  p.panel_entries = 2048;
+  const auto m = panel::build(a, p);
+  expect_layout(a, m, "hub rows");
+  ASSERT_EQ(m.split_row, (std::vector<index_type>{17, 300, 301}));
+  EXPECT_EQ(m.split_part, (std::vector<index_type>{0, 5, 8, 10}));
+  EXPECT_NE(m.stats.params.find("split_rows=3 parts=10"), std::string::npos) << m.stats.params;
+  const auto back = panel::to_csr(m);
+  EXPECT_EQ(back.row_ptr, a.row_ptr);
+  EXPECT_EQ(back.col_idx, a.col_idx);
+  EXPECT_EQ(back.values, a.values);
+
+  const auto view = panel::traits::view_of(m, [](const auto& v) { return v.data(); });
+  const auto x = test::random_vector<double>(a.cols, 3);
+  for (const double beta : {0.0, -0.75}) {
+    const auto y0 = test::random_vector<double>(a.rows, 4);
+    auto y = y0, want = y0;
+    panel::spmv_reference(view, 1.5, x.data(), beta, y.data());
+    for (global_index_type r = 0; r < a.rows; ++r) {
+      double sum = 0, scale = 0;
+      for (offset_type k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
+        sum += a.values[k] * x[a.col_idx[k]];
+        scale += std::abs(a.values[k] * x[a.col_idx[k]]);
+      }
+      want[r] = 1.5 * sum + beta * y0[r];
+      EXPECT_NEAR(y[r], want[r], 1e-13 * (1.5 * scale + std::abs(beta * y0[r]) + 1)) << "row " << r << " beta " << beta;
+    }
+  }
 }
 
 TEST(PanelBuild, PicksPanelAndPieceSizesFromTheNonzeros) {

@@ -7,9 +7,7 @@
 #include <random>
 
 namespace distspmv::test {
-namespace {
 
-// Rows given by their lengths; columns drawn uniformly (distinct, sorted), values in [-1, 1).
 csr_matrix<double, index_type> from_lengths(global_index_type cols, const std::vector<global_index_type>& lengths,
                                             std::uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -47,8 +45,6 @@ csr_matrix<double, index_type> from_lengths(global_index_type cols, const std::v
   }
   return a;
 }
-
-}  // namespace
 
 csr_matrix<double, index_type> from_rows(global_index_type cols, const row_entries& rows) {
   csr_matrix<double, index_type> a;

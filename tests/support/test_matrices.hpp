@@ -27,6 +27,11 @@ csr_matrix<double, index_type> from_rows(global_index_type cols, const row_entri
 csr_matrix<double, index_type> random_csr(global_index_type rows, global_index_type cols, int min_len, int max_len,
                                           std::uint64_t seed);
 
+/// Rows given by their lengths (each at most cols); columns drawn uniformly (distinct, sorted),
+/// values uniform in [-1, 1).
+csr_matrix<double, index_type> from_lengths(global_index_type cols, const std::vector<global_index_type>& lengths,
+                                            std::uint64_t seed);
+
 /// The edge-case set: empty (0x0 and 0x5), all-empty rows, odd sizes 999/1001/50007, many empty
 /// rows, one very long row (200000 entries), single dense row, single dense column, a
 /// power-law-ish matrix, a banded one, a diagonal one.
