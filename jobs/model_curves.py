@@ -2,8 +2,11 @@
 """Predicted strong scaling to 1024 GPUs (issue 39): `distspmv model` on the bench matrices, and a
 matrix of 1e10 nonzeros whose halo is derived from the generator's structure.
 
-    python3 jobs/model_curves.py run  --cli BUILD/apps/distspmv [-o DIR]   # the JSON, minutes
+    python3 jobs/model_curves.py run  --cli BUILD/apps/distspmv [--machine FILE.json] [-o DIR]   # the JSON, minutes
     python3 jobs/model_curves.py plot [-o jobs/plots/model_scaling.png] [--svg] [DIR]
+
+--machine: the description (default jobs/machines/h100_ib.json, `distspmv model`'s own default), passed
+to `distspmv model` and used for the derived 1e10-nonzero matrix; plot names it from the JSON.
 
 run   writes DIR/<name>.json (distspmv model --json, 8 GPUs per host, the committed machine
       description) for each matrix of CURVES, and DIR/stencil27_718.json for the 1e10-nonzero
@@ -91,12 +94,13 @@ def _json_of(cmd):
 def run(args):
     out = pathlib.Path(args.output or REPO / "jobs/results/model_curves")
     out.mkdir(parents=True, exist_ok=True)
+    machine = pathlib.Path(args.machine or REPO / "jobs/machines/h100_ib.json").resolve()
     ranks = ",".join(map(str, RANKS))
     for name, source, partition, seed in CURVES:
         if (out / f"{name}.json").exists():  # kept from an earlier run (delete it to redo)
             continue
         cmd = [args.cli, "model", source, "--ranks", ranks, "--partition", partition, "--seed", str(seed),
-               "--gpus-per-host", str(GPUS_PER_HOST), "--json", str(out / f"{name}.json")]
+               "--gpus-per-host", str(GPUS_PER_HOST), "--machine", str(machine), "--json", str(out / f"{name}.json")]
         print(" ".join(cmd), flush=True)
         subprocess.run(cmd, check=True)
     # The structural figures against the model's own at N = 200, P = 2..1024 (max ghosts, neighbours:
@@ -115,8 +119,8 @@ def run(args):
     inner = small["per_ranks"][1]["per_rank"][1]
     shape = {"x_lines_per_row": one_rank["x_lines"] / one_rank["rows"],
              "halo_nnz_per_ghost": inner["halo_nnz"] / inner["ghosts"]}
-    m = json.loads((REPO / "jobs/machines/h100_ib.json").read_text())
-    big = {"tool": "jobs/model_curves.py (derived)", "matrix": {"source": f"gen:stencil27:{BIG_N}",
+    m = json.loads(machine.read_text())
+    big = {"tool": "jobs/model_curves.py (derived)", "machine": {"file": str(machine)}, "matrix": {"source": f"gen:stencil27:{BIG_N}",
            "rows": BIG_N ** 3, "nnz": 27 * BIG_N ** 3}, "partition": "block", "gpus_per_host": GPUS_PER_HOST,
            "format_class": "diagonal", "per_ranks": []}
 
@@ -143,9 +147,11 @@ def run(args):
 def plot(args):
     folder = pathlib.Path(args.input or REPO / "jobs/results/model_curves")
     plt = plots.pyplot()
+    machines = set()
     fig, (ax_t, ax_e) = plt.subplots(1, 2, figsize=(12, 4.8))
     for f in sorted(folder.glob("*.json")):
         j = json.loads(f.read_text())
+        machines.add(pathlib.Path(j.get("machine", {}).get("file", "h100_ib.json")).stem)
         pts = [(e["ranks"], e["predicted"]["apply_us"]) for e in j["per_ranks"]]
         one = j["predicted_one_gpu_us"]
         label = f"{j['matrix']['source']} ({j['partition']}, {j['matrix']['nnz'] / 1e6:,.0f} M nnz)"
@@ -168,8 +174,9 @@ def plot(args):
     ax_e.axhline(0.5, color="#999999", lw=0.8, ls="--")
     handles, labels = ax_t.get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=3, bbox_to_anchor=(0.5, -0.08))
-    fig.suptitle("distspmv model (issue 39): predicted strong scaling; H100 description fitted to 1-4 GPU runs, "
-                 "network across hosts ASSUMED (25 GB/s, 3 µs per GPU)")
+    gpu = "/".join(sorted(m.split("_")[0].upper() for m in machines))
+    fig.suptitle(f"distspmv model (issue 39): predicted strong scaling; {gpu} description ({', '.join(sorted(machines))}) "
+                 "fitted to 1-4 GPU runs,\nnetwork across hosts ASSUMED (25 GB/s, 3 µs per GPU)")
     plots.save(fig, args.output or REPO / "jobs/plots/model_scaling.png", args.svg)
 
 
@@ -179,6 +186,7 @@ def main():
     ap.add_argument("input", nargs="?")
     ap.add_argument("-o", "--output")
     ap.add_argument("--cli")
+    ap.add_argument("--machine", help="run: the machine description (default jobs/machines/h100_ib.json)")
     ap.add_argument("--svg", action="store_true")
     a = ap.parse_args()
     (run if a.what == "run" else plot)(a)
