@@ -215,7 +215,8 @@ void distributed_matrix<V>::impl::order_in_place(gpu_split<V>& s) {
             candidate = order_of(method);
             block = permuted_csr_on_gpu(s.a_local.view(), candidate);
           }
-          if (options.format == "auto") formats = trial_formats(compute_row_statistics(block.view()), options.where);
+          if (options.format == "auto")
+            formats = trial_formats(compute_row_statistics(block.view()), options.where, comm_size(comm) == 1);
         });
       } catch (const error& e) {  // (agreed on every rank) an order the GPU cannot make is left out
         if (method == row_order::none) throw;

@@ -251,11 +251,15 @@ format_choice select_format(const row_statistics& s, backend where) {
 /// Measured on one H200 (jobs/results/2026-11-28_h200_gpu_order, run 1), rmat:22:8 (mean row 7.7):
 /// in the caller's order the rule is right (cuSPARSE 295.0 us, panel 314.2), after an order it is
 /// not (rcm: cuSPARSE 267.0, panel 201.6; degree: 270.7 and 194.7). The rule sees the row lengths,
-/// which an order does not change, so the order's trial times panel beside it.
-std::vector<format_choice> trial_formats(const row_statistics& s, backend where) {
+/// which an order does not change, so the order's trial times panel beside it. On one rank the
+/// trial also times panel on blocks below large_irregular_nnz with longer rows: since rows longer
+/// than a panel are cut into parts (jobs/results/2026-12-01_h200_panel_split), panel ran 1.05-1.18x
+/// cuSPARSE on blocks of 8-10 M nonzeros with rows 1.5-3x a panel (0.66-0.93x before).
+std::vector<format_choice> trial_formats(const row_statistics& s, backend where, bool one_rank) {
   std::vector<format_choice> c{select_format(s, where)};
+  const bool short_rows = s.mean_length < panel_min_mean_length;
   if (where == backend::cuda && c.front().format != "panel" && !s.pattern && s.nnz >= trial_panel_nnz &&
-      s.window_fit < 0.95 && s.mean_length < panel_min_mean_length)
+      s.window_fit < 0.95 && (short_rows || one_rank))
     c.push_back({"panel", fmt::format("irregular rows, mean {:.1f}, {:.1f} M nonzeros: row panels sorted by column, "
                                       "timed against {} (the rule alone would not pick panel)",
                                       s.mean_length, static_cast<double>(s.nnz) / 1e6, c.front().format)});

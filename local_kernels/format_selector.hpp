@@ -103,14 +103,16 @@ constexpr offset_type trial_panel_nnz = offset_type{4} << 20;
 /// The formats `--order auto` times on a block before it keeps an order (dist/matrix_order.cpp,
 /// issues 36 and 37): select_format's pick, then on the GPU `panel` for irregular blocks with
 /// values of at least trial_panel_nnz whose x windows do not fit but whose rows average under
-/// panel_min_mean_length. The rule keeps those from panel by their row lengths, which an order
+/// panel_min_mean_length, or whatever their rows where `one_rank` (the block's product is the
+/// whole apply). The rule keeps those from panel by their row lengths, which an order
 /// does not change (rmat:22:8, mean row 7.7: 0.94x cuSPARSE in the caller's order), but after a
 /// locality order short rows may share x's sectors too: R-MAT's rank blocks on 2 GPUs (16.3 M
 /// nonzeros, mean 7.8) ran 1.33x cuSPARSE in degree order with panel. Longer rows below
-/// large_irregular_nnz keep the rule's pick: the bench lognormal's rank blocks on 4 GPUs (11 M,
-/// mean 11) ran panel's local product 12% faster and the apply 19% slower
-/// (jobs/results/2026-11-28_h200x4_exchange, run 4).
-std::vector<format_choice> trial_formats(const row_statistics& s, backend where);
+/// large_irregular_nnz keep the rule's pick on several ranks: the bench lognormal's rank blocks on
+/// 4 GPUs (11 M, mean 11) ran panel's local product 12% faster and the apply 19% slower
+/// (jobs/results/2026-11-28_h200x4_exchange, run 4), which a trial of the local product would not
+/// see; on one rank the trial times the apply itself.
+std::vector<format_choice> trial_formats(const row_statistics& s, backend where, bool one_rank);
 
 /// A halo block (boundary rows x ghost columns) whose rows are all at most this long is multiplied
 /// one thread per row on the GPU (dist's plain halo product, meshes); longer rows make it irregular.

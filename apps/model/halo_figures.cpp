@@ -167,15 +167,17 @@ offset_type block_panel_sectors(const std::vector<offset_type>& row_ptr, const s
   return sectors;
 }
 
-/// trial_formats of a local block (values 0.5: not a pattern; the runs' matrices have values).
-std::vector<std::string> block_trial_formats(const std::vector<offset_type>& row_ptr, const std::vector<index_type>& col) {
+/// trial_formats of a local block at `ranks` ranks (values 0.5: not a pattern; the runs' matrices
+/// have values).
+std::vector<std::string> block_trial_formats(const std::vector<offset_type>& row_ptr, const std::vector<index_type>& col,
+                                             int ranks) {
   csr_matrix<double, index_type> b;
   b.rows = b.cols = static_cast<global_index_type>(row_ptr.size()) - 1;
   b.row_ptr = row_ptr;
   b.col_idx = col;
   b.values.assign(col.size(), 0.5);
   std::vector<std::string> out;
-  for (const auto& c : trial_formats(compute_row_statistics(b), backend::cuda)) out.push_back(c.format);
+  for (const auto& c : trial_formats(compute_row_statistics(b), backend::cuda, ranks == 1)) out.push_back(c.format);
   return out;
 }
 
@@ -342,7 +344,7 @@ std::vector<rank_figures> halo_figures(const pattern& a, const std::vector<int>&
     if (!order_trial) continue;
     f[r].trial = true;
     const bool large = f[r].local_nnz() >= trial_panel_nnz;  // (trial_formats adds no panel below)
-    if (large) f[r].none_formats = block_trial_formats(row_ptr, col);
+    if (large) f[r].none_formats = block_trial_formats(row_ptr, col, ranks);
     // Degree order of the whole rows (the GPU's order counts the halo entries too), rows and
     // owned columns renamed, columns sorted in each row.
     const auto order = partition::degree_order(whole);
@@ -361,7 +363,7 @@ std::vector<rank_figures> halo_figures(const pattern& a, const std::vector<int>&
     col.shrink_to_fit();
     f[r].degree_x_lines = block_x_lines(d_ptr, d_col, stamp, group);
     if (f[r].local_nnz() >= panel_figures_nnz) f[r].degree_panel_sectors = block_panel_sectors(d_ptr, d_col, stamp, group);
-    if (large) f[r].degree_formats = block_trial_formats(d_ptr, d_col);
+    if (large) f[r].degree_formats = block_trial_formats(d_ptr, d_col, ranks);
   }
   // The halo block's trial (the CUDA backend's halo_trial), where the block is large enough.
 #pragma omp parallel for schedule(dynamic, 1)

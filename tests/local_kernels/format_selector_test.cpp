@@ -85,27 +85,30 @@ TEST(FormatSelector, FollowsTheMeasuredRules) {
 
 TEST(FormatSelector, TrialFormatsAddPanelForIrregularRows) {
   // Issues 36 and 37: `--order auto` times panel beside the rule's pick where the mean row keeps
-  // the rule from panel (rmat:22:8, R-MAT's rank blocks from 4 M nonzeros); elsewhere the pick alone.
+  // the rule from panel (rmat:22:8, R-MAT's rank blocks from 4 M nonzeros), and on one rank below
+  // the rule's size (rmat:19:16 with its hub rows cut: 1.18x); elsewhere the pick alone.
   row_statistics short_mean = irregular(huge_irregular_nnz, 8);
   short_mean.mean_length = 7.7;
-  const auto c = trial_formats(short_mean, backend::cuda);
+  const auto c = trial_formats(short_mean, backend::cuda, false);
   ASSERT_EQ(c.size(), 2u);
   EXPECT_EQ(c[0].format, select_format(short_mean, backend::cuda).format);
   EXPECT_EQ(c[1].format, "panel");
   EXPECT_FALSE(c[1].reason.empty());
-  EXPECT_EQ(trial_formats(short_mean, backend::host).size(), 1u);
-  EXPECT_EQ(trial_formats(irregular(huge_irregular_nnz, 8), backend::cuda).size(), 1u);  // panel already
+  EXPECT_EQ(trial_formats(short_mean, backend::host, false).size(), 1u);
+  EXPECT_EQ(trial_formats(irregular(huge_irregular_nnz, 8), backend::cuda, true).size(), 1u);  // panel already
   row_statistics rank_block = irregular(large_irregular_nnz - 1, 8);
-  EXPECT_EQ(trial_formats(rank_block, backend::cuda).size(), 1u);  // rows of mean 16: the rule's pick
+  EXPECT_EQ(trial_formats(rank_block, backend::cuda, false).size(), 1u);  // rows of mean 16: the rule's pick
+  EXPECT_EQ(trial_formats(rank_block, backend::cuda, true).size(), 2u);   // one rank: timed
   rank_block.mean_length = 7.8;
-  EXPECT_EQ(trial_formats(rank_block, backend::cuda).size(), 2u);
+  EXPECT_EQ(trial_formats(rank_block, backend::cuda, false).size(), 2u);
   rank_block.nnz = trial_panel_nnz - 1;
-  EXPECT_EQ(trial_formats(rank_block, backend::cuda).size(), 1u);  // small
+  EXPECT_EQ(trial_formats(rank_block, backend::cuda, false).size(), 1u);  // small
+  EXPECT_EQ(trial_formats(rank_block, backend::cuda, true).size(), 1u);
   short_mean.pattern = true;
-  EXPECT_EQ(trial_formats(short_mean, backend::cuda).size(), 1u);
+  EXPECT_EQ(trial_formats(short_mean, backend::cuda, false).size(), 1u);
   short_mean.pattern = false;
   short_mean.window_fit = 1.0;  // x windows fit: the rules keep their format
-  EXPECT_EQ(trial_formats(short_mean, backend::cuda).size(), 1u);
+  EXPECT_EQ(trial_formats(short_mean, backend::cuda, false).size(), 1u);
 }
 
 /// Statistics of a block with rows of mean length 12.2 and at most 60 entries (lognormal lengths,
