@@ -53,7 +53,7 @@ namespace distspmv::panel {
 
 struct panel_params {
   index_type panel_rows = 8192;        ///< rows per panel at most
-  /// Entries per panel at most (a longer row is a panel alone); 0: nnz / target_panels, within
+  /// Entries per panel at most (a longer row is cut into parts); 0: nnz / target_panels, within
   /// [16384, 131072], so that a small block still gives every SM a few panels.
   offset_type panel_entries = 0;
   /// Entries per accumulator slot (row pieces); 0: half the panel's rounds, at most 32 (a piece
