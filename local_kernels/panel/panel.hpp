@@ -31,12 +31,7 @@
 //   panel p: panel rows [panel_row[p], panel_row[p + 1]), stored entries [panel_entry[p],
 //     panel_entry[p + 1]) (a multiple of round_entries), slot offsets of its panel rows at
 //     slot_begin[panel_row[p] + p + i], i = 0..rows (rows + 1 values, the last = the panel's slots)
-//   entry k: values[k], its column, slot[k] (16-bit, the panel's slot; padding_slot: padding)
-//   columns, per round q = k / round_entries: where the round's real columns lie within 65,536
-//     of the smallest (a narrow round, round_hi[q] = -1) entry k's column is round_base[q] +
-//     col_lo[k] (padding: round_base[q]); otherwise (a wide round) it is col_hi[round_hi[q] + k %
-//     round_entries] << 16 | col_lo[k]. R-MAT in degree order: 89% of rounds narrow, 12.2
-//     bytes an entry instead of 14.
+//   entry k: values[k], col_idx[k], slot[k] (16-bit, the panel's slot; padding_slot: padding)
 //   row_out[i]: panel row i's row of y (>= 0), or ~j for part j (its sum goes to part_sums[j])
 //   split s: row split_row[s], parts [split_part[s], split_part[s + 1])
 //
@@ -87,10 +82,7 @@ struct panel_matrix {
   std::vector<index_type> panel_row;       ///< [panels + 1] first row of each panel
   std::vector<offset_type> panel_entry;    ///< [panels + 1] first stored entry of each panel
   std::vector<std::uint16_t> slot_begin;   ///< [panel rows + panels] per panel, its rows' first slots and the end
-  std::vector<std::uint16_t> col_lo;       ///< [panel_entry.back()] column offset or low half
-  std::vector<std::uint16_t> col_hi;       ///< [wide rounds * round_entries] high halves
-  std::vector<index_type> round_base;      ///< [rounds] narrow: the smallest column; wide: 0
-  std::vector<offset_type> round_hi;       ///< [rounds] wide: its first high half; narrow: -1
+  std::vector<index_type> col_idx;         ///< [panel_entry.back()]
   std::vector<ValueType> values;           ///< [panel_entry.back()]
   std::vector<std::uint16_t> slot;         ///< [panel_entry.back()]
   std::vector<index_type> row_out;         ///< [panel rows] where a row is split, else empty
@@ -112,10 +104,7 @@ struct panel_view {
   const index_type* panel_row = nullptr;
   const offset_type* panel_entry = nullptr;
   const std::uint16_t* slot_begin = nullptr;
-  const std::uint16_t* col_lo = nullptr;
-  const std::uint16_t* col_hi = nullptr;
-  const index_type* round_base = nullptr;
-  const offset_type* round_hi = nullptr;
+  const index_type* col_idx = nullptr;
   const ValueType* values = nullptr;
   const std::uint16_t* slot = nullptr;
   index_type splits = 0;                    ///< rows cut into parts (0: row_out and the rest null)
@@ -160,28 +149,7 @@ panel_plan plan_panels(const std::vector<offset_type>& row_ptr, const panel_para
 /// stored (both builders' stats.stored_bytes).
 offset_type row_slots(offset_type len, const panel_params& resolved);
 std::string params_text(const panel_plan& plan);
-std::size_t stored_bytes(const panel_plan& plan, std::size_t panel_entries, offset_type stored, std::size_t value_bytes,
-                         std::size_t high_halves);
-
-/// The stored columns as per-round offsets (the host builder's last step; build_cuda computes the
-/// same on the GPU): a round is narrow where its real entries' columns (slot != padding_slot)
-/// span at most 65,535 (or it has none), its base their smallest (none: the first entry's column),
-/// and its padding gets offset 0.
-struct column_code {
-  std::vector<std::uint16_t> lo, hi;
-  std::vector<index_type> round_base;
-  std::vector<offset_type> round_hi;
-};
-column_code encode_columns(const std::vector<index_type>& col, const std::vector<std::uint16_t>& slot);
-
-/// Entry k's column (host arrays or a host view).
-template <typename ValueType>
-index_type column_of(const panel_view<ValueType>& a, offset_type k) {
-  const offset_type q = k / round_entries;
-  const offset_type hi = a.round_hi[q];
-  return hi < 0 ? a.round_base[q] + a.col_lo[k]
-                : static_cast<index_type>(static_cast<unsigned>(a.col_hi[hi + k % round_entries]) << 16 | a.col_lo[k]);
-}
+std::size_t stored_bytes(const panel_plan& plan, std::size_t panel_entries, offset_type stored, std::size_t value_bytes);
 
 /// Back to CSR (round-trip check): entries in column order within each row.
 template <typename ValueType>
@@ -214,10 +182,7 @@ struct traits {
     v.panel_row = map(m.panel_row);
     v.panel_entry = map(m.panel_entry);
     v.slot_begin = map(m.slot_begin);
-    v.col_lo = map(m.col_lo);
-    v.col_hi = map(m.col_hi);
-    v.round_base = map(m.round_base);
-    v.round_hi = map(m.round_hi);
+    v.col_idx = map(m.col_idx);
     v.values = map(m.values);
     v.slot = map(m.slot);
     v.splits = static_cast<index_type>(m.split_row.size());

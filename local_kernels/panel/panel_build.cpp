@@ -164,42 +164,11 @@ std::string params_text(const panel_plan& plan) {
   return text;
 }
 
-std::size_t stored_bytes(const panel_plan& plan, std::size_t panel_entries, offset_type stored, std::size_t value_bytes,
-                         std::size_t high_halves) {
+std::size_t stored_bytes(const panel_plan& plan, std::size_t panel_entries, offset_type stored, std::size_t value_bytes) {
   const std::size_t parts = plan.split_row.empty() ? 0 : static_cast<std::size_t>(plan.split_part.back());
-  const std::size_t rounds = static_cast<std::size_t>(stored / round_entries);
   return (plan.panel_row.size() + plan.row_out.size() + plan.split_row.size() + plan.split_part.size()) * sizeof(index_type) +
          panel_entries * sizeof(offset_type) + plan.slot_begin.size() * sizeof(std::uint16_t) + parts * value_bytes +
-         rounds * (sizeof(index_type) + sizeof(offset_type)) + high_halves * sizeof(std::uint16_t) +
-         static_cast<std::size_t>(stored) * (value_bytes + 2 * sizeof(std::uint16_t));
-}
-
-column_code encode_columns(const std::vector<index_type>& col, const std::vector<std::uint16_t>& slot) {
-  const std::size_t rounds = col.size() / static_cast<std::size_t>(round_entries), n = static_cast<std::size_t>(round_entries);
-  column_code c;
-  c.lo.resize(col.size());
-  c.round_base.assign(rounds, 0);
-  c.round_hi.assign(rounds, -1);
-  for (std::size_t q = 0; q < rounds; ++q) {
-    index_type lo = std::numeric_limits<index_type>::max(), hi = -1;
-    for (std::size_t k = q * n; k < (q + 1) * n; ++k)
-      if (slot[k] != padding_slot) {
-        lo = std::min(lo, col[k]);
-        hi = std::max(hi, col[k]);
-      }
-    if (hi < 0 || hi - lo <= 0xffff) {  // narrow
-      c.round_base[q] = hi < 0 ? col[q * n] : lo;
-      for (std::size_t k = q * n; k < (q + 1) * n; ++k)
-        c.lo[k] = slot[k] == padding_slot ? 0 : static_cast<std::uint16_t>(col[k] - c.round_base[q]);
-    } else {
-      c.round_hi[q] = static_cast<offset_type>(c.hi.size());
-      for (std::size_t k = q * n; k < (q + 1) * n; ++k) {
-        c.lo[k] = static_cast<std::uint16_t>(col[k] & 0xffff);
-        c.hi.push_back(static_cast<std::uint16_t>(static_cast<unsigned>(col[k]) >> 16));
-      }
-    }
-  }
-  return c;
+         static_cast<std::size_t>(stored) * (sizeof(index_type) + value_bytes + sizeof(std::uint16_t));
 }
 
 template <typename V>
@@ -228,7 +197,7 @@ panel_matrix<V> build(const csr_matrix<V, index_type>& a, const panel_params& pa
   for (std::size_t p = 0; p < panels; ++p)
     m.panel_entry[p + 1] = m.panel_entry[p] + static_cast<offset_type>(lay[p].entry.size());
   const std::size_t stored = static_cast<std::size_t>(m.panel_entry.back());
-  std::vector<index_type> col(stored, 0);
+  m.col_idx.assign(stored, 0);
   m.values.assign(stored, V(0));
   m.slot.assign(stored, padding_slot);
 #pragma omp parallel for schedule(dynamic, 1) if (panels > 1)
@@ -240,18 +209,13 @@ panel_matrix<V> build(const csr_matrix<V, index_type>& a, const panel_params& pa
     for (std::size_t k = 0; k < l.entry.size(); ++k)
       if (l.entry[k] >= 0) smallest = std::min(smallest, a.col_idx[l.entry[k]]);
     for (std::size_t k = 0; k < l.entry.size(); ++k) {
-      col[o + k] = l.entry[k] >= 0 ? a.col_idx[l.entry[k]] : smallest;
+      m.col_idx[o + k] = l.entry[k] >= 0 ? a.col_idx[l.entry[k]] : smallest;
       if (l.entry[k] >= 0) m.values[o + k] = a.values[l.entry[k]];
       m.slot[o + k] = l.slot[k];
     }
   }
-  column_code code = encode_columns(col, m.slot);
-  m.col_lo = std::move(code.lo);
-  m.col_hi = std::move(code.hi);
-  m.round_base = std::move(code.round_base);
-  m.round_hi = std::move(code.round_hi);
   m.stats.params = params_text(plan);
-  m.stats.stored_bytes = stored_bytes(plan, m.panel_entry.size(), stored, sizeof(V), m.col_hi.size());
+  m.stats.stored_bytes = stored_bytes(plan, m.panel_entry.size(), stored, sizeof(V));
   m.stats.padding_ratio = m.nnz > 0 ? static_cast<double>(stored) / static_cast<double>(m.nnz) : 1.0;
   m.part_sums.assign(plan.split_row.empty() ? 0 : static_cast<std::size_t>(plan.split_part.back()), V(0));
   m.panel_row = std::move(plan.panel_row);
@@ -279,7 +243,6 @@ csr_matrix<V, index_type> to_csr(const panel_matrix<V>& m) {
   a.cols = m.cols;
   a.row_ptr.assign(static_cast<std::size_t>(m.rows) + 1, 0);
   std::vector<std::vector<std::pair<index_type, V>>> rows(static_cast<std::size_t>(m.rows));
-  const auto view = traits::view_of(m, [](const auto& v) { return v.data(); });
   for (std::size_t p = 0; p + 1 < m.panel_row.size(); ++p) {
     const std::uint16_t* sb = m.slot_begin.data() + m.panel_row[p] + p;
     const index_type n = m.panel_row[p + 1] - m.panel_row[p];
@@ -287,7 +250,7 @@ csr_matrix<V, index_type> to_csr(const panel_matrix<V>& m) {
       const std::uint16_t s = m.slot[static_cast<std::size_t>(k)];
       if (s == padding_slot) continue;
       const index_type i = static_cast<index_type>(std::upper_bound(sb, sb + n + 1, s) - sb - 1);
-      rows[static_cast<std::size_t>(row_of(m, m.panel_row[p] + i))].push_back({column_of(view, k),
+      rows[static_cast<std::size_t>(row_of(m, m.panel_row[p] + i))].push_back({m.col_idx[static_cast<std::size_t>(k)],
                                                                               m.values[static_cast<std::size_t>(k)]});
     }
   }

@@ -15,10 +15,7 @@
 //   5. rounds_kernel (a thread per panel): build()'s greedy loop, each entry's place in its panel's
 //      stored range, and the panel's rounds.
 //   6. pad_kernel and place_kernel (a block per panel): padding (value 0, the panel's smallest
-//      column, padding_slot) everywhere, then each entry at its place, columns in 32 bits.
-//   7. span_kernel (a warp per round): each round narrow or wide and its base, as
-//      encode_columns; the host numbers the wide rounds' high halves; encode_kernel writes the
-//      16-bit columns.
+//      column, padding_slot) everywhere, then each entry at its place.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -161,49 +158,6 @@ __global__ void __launch_bounds__(block)
   }
 }
 
-/// encode_columns' test, a warp per round: the real entries' smallest and largest column; narrow
-/// where they are at most 0xffff apart or there are none (base: the smallest, or the first
-/// entry's column).
-__global__ void __launch_bounds__(block)
-    span_kernel(const index_type* __restrict__ col, const std::uint16_t* __restrict__ slot, offset_type rounds,
-                index_type* __restrict__ base, unsigned char* __restrict__ wide) {
-  const int lane = threadIdx.x % 32;
-  const offset_type warps = offset_type{gridDim.x} * (block / 32);
-  for (offset_type q = (blockIdx.x * offset_type{block} + threadIdx.x) / 32; q < rounds; q += warps) {
-    index_type lo = INT_MAX, hi = -1;
-    for (offset_type k = q * round_entries + lane; k < (q + 1) * round_entries; k += 32)
-      if (slot[k] != padding_slot) {
-        lo = min(lo, col[k]);
-        hi = max(hi, col[k]);
-      }
-    for (int off = 16; off > 0; off /= 2) {
-      lo = min(lo, __shfl_xor_sync(0xffffffffu, lo, off));
-      hi = max(hi, __shfl_xor_sync(0xffffffffu, hi, off));
-    }
-    if (lane == 0) {
-      const bool narrow = hi < 0 || hi - lo <= 0xffff;
-      base[q] = !narrow ? 0 : hi < 0 ? col[q * round_entries] : lo;
-      wide[q] = narrow ? 0 : 1;
-    }
-  }
-}
-
-/// Each entry's 16-bit column: its offset from the round's base, or its halves (wide rounds).
-__global__ void __launch_bounds__(block)
-    encode_kernel(const index_type* __restrict__ col, const std::uint16_t* __restrict__ slot,
-                  const index_type* __restrict__ base, const offset_type* __restrict__ round_hi, offset_type stored,
-                  std::uint16_t* __restrict__ lo, std::uint16_t* __restrict__ hi) {
-  for (offset_type k = blockIdx.x * offset_type{block} + threadIdx.x; k < stored; k += offset_type{gridDim.x} * block) {
-    const offset_type q = k / round_entries, h = round_hi[q];
-    if (h < 0) {
-      lo[k] = slot[k] == padding_slot ? 0 : static_cast<std::uint16_t>(col[k] - base[q]);
-    } else {
-      lo[k] = static_cast<std::uint16_t>(col[k] & 0xffff);
-      hi[h + k % round_entries] = static_cast<std::uint16_t>(static_cast<unsigned>(col[k]) >> 16);
-    }
-  }
-}
-
 template <typename T>
 T* scratch_array(device_storage& s, offset_type n) {
   return static_cast<T*>(s.allocate_bytes(static_cast<std::size_t>(std::max<offset_type>(1, n)) * sizeof(T)));
@@ -329,10 +283,11 @@ device_built<panel_view<V>> build_cuda(device_csr<V>&& a, const panel_params& pa
 
   // 6. Padding, then the entries.
   auto* out_val = static_cast<V*>(built.storage.allocate_bytes(static_cast<std::size_t>(stored) * sizeof(V)));
-  auto* out_col = scratch_array<index_type>(scratch, stored);  // 32-bit columns, encoded in step 7
+  auto* out_col = static_cast<index_type*>(built.storage.allocate_bytes(static_cast<std::size_t>(stored) * sizeof(index_type)));
   auto* out_slot =
       static_cast<std::uint16_t*>(built.storage.allocate_bytes(static_cast<std::size_t>(stored) * sizeof(std::uint16_t)));
   built.view.values = out_val;
+  built.view.col_idx = out_col;
   built.view.slot = out_slot;
   if (stored > 0) {
     pad_kernel<V><<<static_cast<unsigned>(panels), block, 0, nullptr>>>(d_rp, panel_row, d.col_idx, sorted, sorted_base,
@@ -344,35 +299,7 @@ device_built<panel_view<V>> build_cuda(device_csr<V>&& a, const panel_params& pa
     DSPMV_CUDA_CHECK_LAUNCH(nullptr);
   }
 
-  // 7. The columns in 16 bits, per round.
-  const offset_type n_rounds = stored / round_entries;
-  auto* round_base = static_cast<index_type*>(built.storage.allocate_bytes(static_cast<std::size_t>(std::max<offset_type>(1, n_rounds)) * sizeof(index_type)));
-  std::vector<offset_type> round_hi(static_cast<std::size_t>(n_rounds), -1);
-  offset_type high_halves = 0;
-  if (n_rounds > 0) {
-    auto* wide = scratch_array<unsigned char>(scratch, n_rounds);
-    span_kernel<<<grid_for(n_rounds * 32), block, 0, nullptr>>>(out_col, out_slot, n_rounds, round_base, wide);
-    DSPMV_CUDA_CHECK_LAUNCH(nullptr);
-    const std::vector<unsigned char> is_wide = download_array(wide, static_cast<std::size_t>(n_rounds));
-    for (std::size_t q = 0; q < is_wide.size(); ++q)
-      if (is_wide[q] != 0) {
-        round_hi[q] = high_halves;
-        high_halves += round_entries;
-      }
-  }
-  const offset_type* d_round_hi = built.storage.upload(round_hi);
-  auto* col_lo = static_cast<std::uint16_t*>(built.storage.allocate_bytes(static_cast<std::size_t>(stored) * sizeof(std::uint16_t)));
-  auto* col_hi = static_cast<std::uint16_t*>(built.storage.allocate_bytes(static_cast<std::size_t>(std::max<offset_type>(1, high_halves)) * sizeof(std::uint16_t)));
-  if (stored > 0) {
-    encode_kernel<<<grid_for(stored), block, 0, nullptr>>>(out_col, out_slot, round_base, d_round_hi, stored, col_lo, col_hi);
-    DSPMV_CUDA_CHECK_LAUNCH(nullptr);
-  }
-  built.view.col_lo = col_lo;
-  built.view.col_hi = col_hi;
-  built.view.round_base = round_base;
-  built.view.round_hi = d_round_hi;
-
-  built.stats.stored_bytes = stored_bytes(plan, panel_entry.size(), stored, sizeof(V), static_cast<std::size_t>(high_halves));
+  built.stats.stored_bytes = stored_bytes(plan, panel_entry.size(), stored, sizeof(V));
   built.stats.padding_ratio = nnz > 0 ? static_cast<double>(stored) / static_cast<double>(nnz) : 1.0;
   built.stats.params = params_text(plan);
   DSPMV_CUDA_CHECK(cudaStreamSynchronize(nullptr));

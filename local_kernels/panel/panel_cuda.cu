@@ -31,24 +31,14 @@ __global__ void __launch_bounds__(block_threads)
   __syncthreads();
   const offset_type end = a.panel_entry[p + 1];
   for (offset_type k = a.panel_entry[p] + threadIdx.x; k < end; k += round_entries) {  // one round
-    const offset_type q = (k - threadIdx.x) / round_entries, hi = a.round_hi[q];
-    const index_type base = a.round_base[q];
     V v[entries_per_thread];
     index_type c[entries_per_thread];
     unsigned s[entries_per_thread];
 #pragma unroll
     for (int u = 0; u < entries_per_thread; ++u) {  // rounds are whole: every load is in range
       v[u] = cache::stream_load(a.values + k + u * block_threads);
-      c[u] = cache::stream_load(a.col_lo + k + u * block_threads);
+      c[u] = cache::stream_load(a.col_idx + k + u * block_threads);
       s[u] = cache::stream_load(a.slot + k + u * block_threads);
-    }
-    if (hi < 0) {  // a narrow round (the whole block takes the same branch)
-#pragma unroll
-      for (int u = 0; u < entries_per_thread; ++u) c[u] += base;
-    } else {
-#pragma unroll
-      for (int u = 0; u < entries_per_thread; ++u)
-        c[u] |= static_cast<index_type>(cache::stream_load(a.col_hi + hi + threadIdx.x + u * block_threads)) << 16;
     }
 #pragma unroll
     for (int u = 0; u < entries_per_thread; ++u) v[u] *= __ldg(x + c[u]);

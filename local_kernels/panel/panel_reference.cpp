@@ -16,7 +16,7 @@ void spmv_reference(const panel_view<V>& a, V alpha, const V* x, V beta, V* y) {
       const std::uint16_t* sb = a.slot_begin + first + p;
       std::fill(sums.begin(), sums.begin() + sb[rows], V(0));
       for (offset_type k = a.panel_entry[p]; k < a.panel_entry[p + 1]; ++k)
-        if (a.slot[k] != padding_slot) sums[a.slot[k]] += a.values[k] * x[column_of(a, k)];
+        if (a.slot[k] != padding_slot) sums[a.slot[k]] += a.values[k] * x[a.col_idx[k]];
       for (index_type i = 0; i < rows; ++i) {
         V sum = 0;
         for (int s = sb[i]; s < sb[i + 1]; ++s) sum += sums[static_cast<std::size_t>(s)];

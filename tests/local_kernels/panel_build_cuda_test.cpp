@@ -38,10 +38,7 @@ void expect_same(const csr_matrix<V, index_type>& a, const panel::panel_params& 
   test::expect_bitwise(host.panel_row, v.panel_row, name + " panel_row");
   test::expect_bitwise(host.panel_entry, v.panel_entry, name + " panel_entry");
   test::expect_bitwise(host.slot_begin, v.slot_begin, name + " slot_begin");
-  test::expect_bitwise(host.col_lo, v.col_lo, name + " col_lo");
-  test::expect_bitwise(host.col_hi, v.col_hi, name + " col_hi");
-  test::expect_bitwise(host.round_base, v.round_base, name + " round_base");
-  test::expect_bitwise(host.round_hi, v.round_hi, name + " round_hi");
+  test::expect_bitwise(host.col_idx, v.col_idx, name + " col_idx");
   test::expect_bitwise(host.values, v.values, name + " values");
   test::expect_bitwise(host.slot, v.slot, name + " slot");
   EXPECT_EQ(v.splits, static_cast<index_type>(host.split_row.size())) << name;
