@@ -153,10 +153,11 @@ offset_type block_x_lines(const std::vector<offset_type>& row_ptr, const std::ve
 offset_type block_panel_sectors(const std::vector<offset_type>& row_ptr, const std::vector<index_type>& col,
                                 std::vector<std::int64_t>& stamp, std::int64_t& group) {
   const auto plan = panel::plan_panels(row_ptr, panel::panel_params{});
+  const std::vector<offset_type>& rp = plan.panel_row_ptr(row_ptr);  // panel rows: long rows in parts
   offset_type sectors = 0;
   for (std::size_t p = 0; p + 1 < plan.panel_row.size(); ++p) {
     ++group;
-    for (offset_type e = row_ptr[plan.panel_row[p]]; e < row_ptr[plan.panel_row[p + 1]]; ++e) {
+    for (offset_type e = rp[plan.panel_row[p]]; e < rp[plan.panel_row[p + 1]]; ++e) {
       const auto sector = static_cast<std::size_t>(col[e] / 4);
       if (stamp[sector] != group) {
         stamp[sector] = group;
