@@ -114,6 +114,9 @@ void split_long_rows(const std::vector<offset_type>& row_ptr, panel_plan& plan) 
     plan.split_row.push_back(static_cast<index_type>(r));
     plan.split_part.push_back(parts);
   }
+  if (plan.part_ptr.size() - 1 > static_cast<std::size_t>(std::numeric_limits<index_type>::max()))
+    DSPMV_BAD_INPUT(source, "rows", std::to_string(rows) + " rows and " + std::to_string(parts) +
+                                        " parts of long rows exceed the 32-bit local row range");
 }
 
 panel_plan plan_panels(const std::vector<offset_type>& row_ptr, const panel_params& params) {
