@@ -230,7 +230,8 @@ const std::vector<entry>& table() {
                            bool windows = false) {
       return [=](const auto& a, backend b) {
         using V = typename std::decay_t<decltype(a)>::value_type;
-        const sell::sell_params p{slice_size, sigma, rows_per_thread, offsets && sizeof(V) == sizeof(double), windows};
+        const sell::sell_params p{slice_size, sigma, rows_per_thread, offsets && sizeof(V) == sizeof(double), windows,
+                                  windows};
         return make_format<sell::traits, V>(name, [&] { return sell::build(a, p); }, b);
       };
     };
@@ -238,7 +239,8 @@ const std::vector<entry>& table() {
                            bool windows = false) {
       return [=](auto&& a) {
         using V = typename std::decay_t<decltype(a)>::value_type;
-        const sell::sell_params p{slice_size, sigma, rows_per_thread, offsets && sizeof(V) == sizeof(double), windows};
+        const sell::sell_params p{slice_size, sigma, rows_per_thread, offsets && sizeof(V) == sizeof(double), windows,
+                                  windows};
         return make_device_format<sell::traits, V>(name, std::move(a),
                                                    [&](device_csr<V>&& d) { return sell::build_cuda(std::move(d), p); });
       };
@@ -247,7 +249,7 @@ const std::vector<entry>& table() {
                             "SELL-32-sigma, sigma 256 when sorting pays, else 1; 16-bit column offsets where they fit (double)"},
                            sell_variant("sell", 32, 0, 1), sell_device("sell", 32, 0, 1)));
     t.push_back(make_entry({"sell-w", "sell", true, true,
-                            "SELL-32-2048 with x windows: each 2048-row block's x in shared memory, long slices cut"},
+                            "SELL-32-2048 with x windows: each 2048-row block's x in shared memory, long slices cut, top slice's excess spilled"},
                            sell_variant("sell-w", 32, 0, 1, true, true), sell_device("sell-w", 32, 0, 1, true, true)));
     t.push_back(make_entry({"sell-i32", "sell", true, true, "SELL-32-sigma as `sell`, always 32-bit columns"},
                            sell_variant("sell-i32", 32, 0, 1, false), sell_device("sell-i32", 32, 0, 1, false)));

@@ -44,12 +44,22 @@
 // window_capacity is the widest window that is staged (0: none); blocks with wider windows
 // gather from global memory.
 //
+// Top-slice spill (top_spill, issue 37; x windows with sigma = window_rows only): a window block's
+// first slice holds its longest rows, and its width (the longest row of all) padded the other 31
+// rows: 1.13x the nonzeros on the bench lognormal. The first slice of each block is capped at the
+// width that stores it in the fewest bytes (spill_cap: slots at value + column bytes against
+// spilled entries at value + 4 bytes), and the entries of its rows past the cap go to a CSR spill,
+// one row pointer per position of the top slice (spill_ptr[32 b + l], lanes l = 0..31 of block b).
+// The rows are sorted longest first, so the lanes that spill are a prefix of the slice. The kernel
+// gathers a spilled row's entries a warp at a time from the block's staged window (which covers
+// them) and adds them after the row's slots.
+//
 // Invariants: slice_ptr has ceil(rows / C) + 1 entries, non-decreasing, multiples of C; within a
 // sigma-window the row lengths are non-increasing, ties in original order; rows and perm are
 // 32-bit (build throws past 2^31 - 1 rows). row_length stays on the host (to_csr); neither SpMV
 // reads it and stored_bytes does not count it.
 // Statistics: n_iter is eq. 1 of seed 000 for warps of 32 sorted rows running to their slice's
-// width: sum over slices of width * C / 32; n_p = 32 * n_iter - nnz, the padding slots.
+// width: sum over slices of width * C / 32; n_p = 32 * n_iter - (nnz - spilled), the padding slots.
 #pragma once
 
 #include <cstddef>
@@ -72,6 +82,9 @@ struct sell_params {
   bool column_offsets = true;
   /// Stage each block's window of x in shared memory (see above).
   bool x_windows = false;
+  /// x windows sorted in the whole block: cap each block's first slice and spill its rows' excess
+  /// (see above); ignored otherwise.
+  bool top_spill = false;
 };
 
 /// Sorted positions per x window block (64 slices of 32), and the largest window staged.
@@ -100,6 +113,11 @@ struct sell_matrix {
   /// [window_begin, window_end); window_capacity = the widest of at most window_max_bytes.
   std::vector<index_type> window_begin, window_end;
   int window_capacity = 0;
+  /// top_spill: [window blocks * 32 + 1] the spilled entries of top-slice position 32 b + l lie in
+  /// [spill_ptr[32 b + l], spill_ptr[32 b + l + 1]) of spill_col / spill_val; all empty: no spill.
+  std::vector<offset_type> spill_ptr;
+  std::vector<index_type> spill_col;
+  std::vector<ValueType> spill_val;
   sell_params params;
   format_stats stats;
 };
@@ -119,6 +137,9 @@ struct sell_view {
   const index_type* window_begin = nullptr;  ///< x_windows; nullptr: none
   const index_type* window_end = nullptr;
   int window_capacity = 0;  ///< entries of x staged per block (blocks with wider windows: none)
+  const offset_type* spill_ptr = nullptr;  ///< top_spill; nullptr: none
+  const index_type* spill_col = nullptr;
+  const ValueType* spill_val = nullptr;
 };
 
 /// Builds SELL-C-sigma from CSR; deterministic, the input is not changed. Throws bad_input for
@@ -149,16 +170,22 @@ int fixed_sigma(const sell_params& params);
 /// The staged width from the blocks' windows: the widest of at most window_max_bytes of values.
 int window_capacity(const std::vector<index_type>& begin, const std::vector<index_type>& end,
                     std::size_t value_bytes);
+/// Whether a build spills its blocks' top slices: top_spill, x windows and sigma = window_rows.
+bool spills(const sell_params& params, int sigma);
+/// The width of a top slice with sorted lengths len[0] >= ... >= len[31] (0 past the rows) that
+/// stores it in the fewest bytes: slot_bytes per slot of 32 * width, spill_bytes per entry past the
+/// width; ties go to the wider (less spill). The GPU builder computes the same.
+offset_type spill_cap(const offset_type (&len)[32], std::size_t slot_bytes, std::size_t spill_bytes);
 /// The automatic sigma's byte model from the stored entries (padding included) of the unsorted
 /// and the sorted order: whether to sort; `why` gets the text for stats.params.
 bool sorting_pays(offset_type unsorted_slots, offset_type sorted_slots, global_index_type rows,
                   std::size_t value_bytes, std::string& why);
 /// The statistics of a build with `slots` = slice_ptr.back() stored entries of value_bytes and
 /// column_bytes (4, or 2 with 16-bit offsets) each.
-/// window_capacity < 0: no x windows.
+/// window_capacity < 0: no x windows. spilled: entries in the top-slice spill.
 format_stats sell_stats(global_index_type rows, offset_type nnz, offset_type slots, bool permuted,
                         const sell_params& params, int sigma, const std::string& why, std::size_t value_bytes,
-                        std::size_t column_bytes, int window_capacity);
+                        std::size_t column_bytes, int window_capacity, offset_type spilled);
 
 }  // namespace detail
 
@@ -194,6 +221,9 @@ struct traits {
     v.window_begin = m.window_begin.empty() ? nullptr : map(m.window_begin);
     v.window_end = m.window_end.empty() ? nullptr : map(m.window_end);
     v.window_capacity = m.window_capacity;
+    v.spill_ptr = m.spill_ptr.empty() ? nullptr : map(m.spill_ptr);
+    v.spill_col = m.spill_col.empty() ? nullptr : map(m.spill_col);
+    v.spill_val = m.spill_val.empty() ? nullptr : map(m.spill_val);
     return v;
   }
 };

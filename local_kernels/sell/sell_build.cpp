@@ -5,6 +5,7 @@
 #include <limits>
 #include <numeric>
 #include <string>
+#include <tuple>
 
 #include "local_kernels/sell/sell.hpp"
 
@@ -63,7 +64,8 @@ void to_column_offsets(sell_matrix<V>& m) {
   std::vector<index_type>().swap(m.col_idx);
 }
 
-/// Each block's window [min, max + 1) over the columns of its slots (window_rows positions).
+/// Each block's window [min, max + 1) over the columns of its slots (window_rows positions) and
+/// of its spill.
 template <typename V>
 void compute_windows(sell_matrix<V>& m) {
   const global_index_type c = m.slice_size, slices = static_cast<global_index_type>(m.slice_ptr.size()) - 1;
@@ -72,10 +74,15 @@ void compute_windows(sell_matrix<V>& m) {
   m.window_end.assign(static_cast<std::size_t>(blocks), 0);
   for (global_index_type b = 0; b < blocks; ++b) {
     const offset_type first = m.slice_ptr[b * per_block], last = m.slice_ptr[std::min(slices, (b + 1) * per_block)];
-    if (first == last) continue;  // no slots: an empty window
-    const auto [lo, hi] = std::minmax_element(m.col_idx.begin() + first, m.col_idx.begin() + last);
+    if (first == last) continue;  // no slots: an empty window (and no spill: a spill needs slots)
+    auto [lo, hi] = std::minmax_element(m.col_idx.begin() + first, m.col_idx.begin() + last);
     m.window_begin[b] = *lo;
     m.window_end[b] = *hi + 1;
+    if (m.spill_ptr.empty() || m.spill_ptr[32 * b] == m.spill_ptr[32 * b + 32]) continue;
+    std::tie(lo, hi) = std::minmax_element(m.spill_col.begin() + m.spill_ptr[32 * b],
+                                           m.spill_col.begin() + m.spill_ptr[32 * b + 32]);
+    m.window_begin[b] = std::min(m.window_begin[b], *lo);
+    m.window_end[b] = std::max(m.window_end[b], *hi + 1);
   }
   m.window_capacity = detail::window_capacity(m.window_begin, m.window_end, sizeof(V));
 }
@@ -104,6 +111,24 @@ void check_params(global_index_type rows, const sell_params& params, const char*
                         std::to_string(c));
   if (rows > std::numeric_limits<index_type>::max())
     DSPMV_BAD_INPUT(source, "rows", std::to_string(rows) + " rows do not fit the 32-bit permutation");
+}
+
+bool spills(const sell_params& params, int sigma) {
+  return params.top_spill && params.x_windows && sigma == window_rows;
+}
+
+offset_type spill_cap(const offset_type (&len)[32], std::size_t slot_bytes, std::size_t spill_bytes) {
+  // The bytes are piecewise linear in the width, with kinks at the rows' lengths: the best width is one of them.
+  offset_type best = len[0], best_bytes = -1;
+  for (int l = 0; l < 32; ++l) {
+    offset_type bytes = 32 * len[l] * static_cast<offset_type>(slot_bytes);
+    for (int k = 0; k < l; ++k) bytes += (len[k] - len[l]) * static_cast<offset_type>(spill_bytes);
+    if (best_bytes < 0 || bytes < best_bytes) {
+      best = len[l];
+      best_bytes = bytes;
+    }
+  }
+  return best;
 }
 
 int auto_sorted_sigma(int slice_size) { return (auto_sigma + slice_size - 1) / slice_size * slice_size; }
@@ -135,21 +160,27 @@ bool sorting_pays(offset_type unsorted_slots, offset_type sorted_slots, global_i
 
 format_stats sell_stats(global_index_type rows, offset_type nnz, offset_type slots, bool permuted,
                         const sell_params& params, int sigma, const std::string& why, std::size_t value_bytes,
-                        std::size_t column_bytes, int window_capacity) {
+                        std::size_t column_bytes, int window_capacity, offset_type spilled) {
   const global_index_type c = params.slice_size;
   const global_index_type slices = (rows + c - 1) / c;
+  const global_index_type blocks = (rows + window_rows - 1) / window_rows;
   format_stats stats;
   stats.stored_bytes = static_cast<std::size_t>(slices + 1) * sizeof(offset_type) +
                        static_cast<std::size_t>(slots) * (column_bytes + value_bytes) +
                        static_cast<std::size_t>(permuted ? rows : 0) * sizeof(index_type) +
-                       (window_capacity < 0 ? 0 : 2 * sizeof(index_type) * ((rows + window_rows - 1) / window_rows));
-  stats.padding_ratio = nnz > 0 ? static_cast<double>(slots) / static_cast<double>(nnz) : 1.0;
+                       (window_capacity < 0 ? 0 : 2 * sizeof(index_type) * blocks) +
+                       (spilled == 0 ? 0
+                                     : static_cast<std::size_t>(32 * blocks + 1) * sizeof(offset_type) +
+                                           static_cast<std::size_t>(spilled) * (sizeof(index_type) + value_bytes));
+  // Stored entries per nonzero: padded slots and spilled entries.
+  stats.padding_ratio = nnz > 0 ? static_cast<double>(slots + spilled) / static_cast<double>(nnz) : 1.0;
   stats.n_iter = slots / 32;  // sum of width * C / 32
-  stats.n_p = stats.n_iter * 32 - nnz;
+  stats.n_p = stats.n_iter * 32 - (nnz - spilled);  // the padding slots
   stats.params = "C=" + std::to_string(c) + " sigma=" + std::to_string(sigma) +
                  " R=" + std::to_string(params.rows_per_thread) + (permuted ? "" : " perm=none") +
                  (column_bytes < sizeof(index_type) ? " col16" : "") +
-                 (window_capacity < 0 ? "" : " x-window=" + std::to_string(window_capacity)) + why;
+                 (window_capacity < 0 ? "" : " x-window=" + std::to_string(window_capacity)) +
+                 (spilled == 0 ? "" : " spill=" + std::to_string(spilled)) + why;
   return stats;
 }
 
@@ -197,11 +228,36 @@ sell_matrix<V> build(const csr_matrix<V, index_type>& a, const sell_params& para
   m.slice_ptr.resize(static_cast<std::size_t>(slices) + 1);
   m.row_length.resize(static_cast<std::size_t>(a.rows));
   for (global_index_type i = 0; i < a.rows; ++i) m.row_length[i] = static_cast<index_type>(lengths[order[i]]);
+  const bool spill = detail::spills(params, m.sigma);
+  auto position_length = [&](global_index_type i) { return i < a.rows ? offset_type{m.row_length[i]} : 0; };
   for (global_index_type s = 0; s < slices; ++s) {
     offset_type width = 0;
     for (global_index_type i = s * c; i < std::min<global_index_type>((s + 1) * c, a.rows); ++i)
       width = std::max<offset_type>(width, m.row_length[i]);
+    if (spill && s % (window_rows / 32) == 0) {  // a block's top slice (C = 32)
+      offset_type len[32];
+      for (int l = 0; l < 32; ++l) len[l] = position_length(s * 32 + l);
+      width = detail::spill_cap(len, sizeof(V) + (params.column_offsets ? 2 : 4), sizeof(V) + sizeof(index_type));
+    }
     m.slice_ptr[s + 1] = m.slice_ptr[s] + width * c;
+  }
+  if (spill) {  // each top-slice position's entries past its slice's width
+    const global_index_type blocks = (slices + window_rows / 32 - 1) / (window_rows / 32);
+    m.spill_ptr.assign(static_cast<std::size_t>(32 * blocks + 1), 0);
+    for (global_index_type b = 0; b < blocks; ++b) {
+      const global_index_type s = b * (window_rows / 32);
+      const offset_type width = (m.slice_ptr[s + 1] - m.slice_ptr[s]) / 32;
+      for (int l = 0; l < 32; ++l) {
+        const global_index_type i = s * 32 + l;
+        const offset_type excess = std::max<offset_type>(position_length(i) - width, 0);
+        for (offset_type j = width; j < width + excess; ++j) {
+          m.spill_col.push_back(a.col_idx[a.row_ptr[order[i]] + j]);
+          m.spill_val.push_back(a.values[a.row_ptr[order[i]] + j]);
+        }
+        m.spill_ptr[32 * b + l + 1] = static_cast<offset_type>(m.spill_col.size());
+      }
+    }
+    if (m.spill_col.empty()) m.spill_ptr.clear();  // nothing spilled: no spill arrays
   }
   m.col_idx.assign(static_cast<std::size_t>(m.slice_ptr.back()), index_type(0));
   m.values.assign(static_cast<std::size_t>(m.slice_ptr.back()), V(0));
@@ -211,7 +267,7 @@ sell_matrix<V> build(const csr_matrix<V, index_type>& a, const sell_params& para
     const offset_type begin = a.row_ptr[order[i]];
     const index_type len = m.row_length[i];
     const index_type sentinel = len > 0 ? a.col_idx[begin + len - 1] : empty_sentinel(order[i], a.cols);
-    for (offset_type j = 0; j < width; ++j) {
+    for (offset_type j = 0; j < width; ++j) {  // (a spilled row fills its slice: no sentinel)
       const offset_type at = m.slice_ptr[s] + j * c + l;
       if (j < len) {
         m.col_idx[at] = a.col_idx[begin + j];
@@ -233,7 +289,8 @@ sell_matrix<V> build(const csr_matrix<V, index_type>& a, const sell_params& para
 
   m.stats = detail::sell_stats(m.rows, m.nnz, m.slice_ptr.back(), !m.perm.empty(), params, m.sigma, why, sizeof(V),
                                m.col_offset.empty() ? sizeof(index_type) : sizeof(std::int16_t),
-                               params.x_windows ? m.window_capacity : -1);
+                               params.x_windows ? m.window_capacity : -1,
+                               static_cast<offset_type>(m.spill_col.size()));
   return m;
 }
 
@@ -247,11 +304,18 @@ csr_matrix<V, index_type> to_csr(const sell_matrix<V>& m) {
   for (global_index_type i = 0; i < m.rows; ++i) position[m.perm.empty() ? i : m.perm[i]] = i;
   for (global_index_type r = 0; r < m.rows; ++r) {
     const global_index_type i = position[r];
-    for (offset_type j = 0; j < m.row_length[i]; ++j) {
+    const offset_type width = (m.slice_ptr[i / c + 1] - m.slice_ptr[i / c]) / c;
+    for (offset_type j = 0; j < std::min<offset_type>(m.row_length[i], width); ++j) {
       const offset_type at = m.slice_ptr[i / c] + j * c + i % c;
       a.col_idx.push_back(m.col_offset.empty() ? m.col_idx[at] : static_cast<index_type>(i + m.col_offset[at]));
       a.values.push_back(m.values[at]);
     }
+    if (!m.spill_ptr.empty() && i % window_rows < 32)  // the rest of a top-slice row: its spill
+      for (offset_type k = m.spill_ptr[i / window_rows * 32 + i % 32]; k < m.spill_ptr[i / window_rows * 32 + i % 32 + 1];
+           ++k) {
+        a.col_idx.push_back(m.spill_col[k]);
+        a.values.push_back(m.spill_val[k]);
+      }
     a.row_ptr.push_back(static_cast<offset_type>(a.col_idx.size()));
   }
   return a;

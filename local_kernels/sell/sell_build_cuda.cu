@@ -16,8 +16,12 @@
 //      an empty row r or a position r past the rows) and the value +0, as in build(). The same
 //      pass checks every column as validate_csr does (in [0, cols), above the previous one of its
 //      row).
+//   3b. Top-slice spill (detail::spills): top_caps_kernel, a warp per window block, caps the
+//      block's first slice at detail::spill_cap's width and counts each top-slice row's excess;
+//      the slices' slots and an exclusive sum give slice_ptr again, another the spill's row pointer.
+//   4b. spill_fill_kernel copies (and checks) the excess entries, a warp per top-slice row.
 //   5. windows_kernel (x_windows): each block of window_rows positions' smallest and largest
-//      column, a thread block per window block.
+//      column (slots and spill), a thread block per window block.
 //   6. column_offsets_kernel: where no slot's col - i (i its sorted position) lies beyond an int16
 //      (a count over the positions), col - i replaces the 32-bit columns, which are freed.
 // The parameters and the row pointer are checked before the sort and the columns during the fill,
@@ -210,6 +214,7 @@ __global__ void __launch_bounds__(tile * tile_warps)
 __global__ void __launch_bounds__(block)
     windows_kernel(const index_type* __restrict__ col_idx, const offset_type* __restrict__ slice_ptr,
                    global_index_type slices, global_index_type per_block, global_index_type blocks,
+                   const offset_type* __restrict__ spill_ptr, const index_type* __restrict__ spill_col,
                    index_type* __restrict__ begin, index_type* __restrict__ end) {
   using reduce_t = cub::BlockReduce<index_type, block>;
   __shared__ typename reduce_t::TempStorage temp;
@@ -220,6 +225,11 @@ __global__ void __launch_bounds__(block)
       lo = min(lo, col_idx[at]);
       hi = max(hi, col_idx[at]);
     }
+    if (spill_ptr != nullptr)
+      for (offset_type at = spill_ptr[32 * b] + threadIdx.x; at < spill_ptr[32 * b + 32]; at += block) {
+        lo = min(lo, spill_col[at]);
+        hi = max(hi, spill_col[at]);
+      }
     lo = reduce_t(temp).Reduce(lo, cuda::minimum<index_type>{});
     __syncthreads();  // temp is reused
     hi = reduce_t(temp).Reduce(hi, cuda::maximum<index_type>{});
@@ -239,7 +249,7 @@ void compute_windows(sell_view<V>& v, global_index_type slices, device_storage& 
   auto* begin = static_cast<index_type*>(storage.allocate_bytes(2 * blocks * sizeof(index_type)));
   index_type* end = begin + blocks;
   windows_kernel<<<static_cast<unsigned>(std::min<global_index_type>(blocks, max_blocks)), block, 0, nullptr>>>(
-      v.col_idx, v.slice_ptr, slices, per_block, blocks, begin, end);
+      v.col_idx, v.slice_ptr, slices, per_block, blocks, v.spill_ptr, v.spill_col, begin, end);
   DSPMV_CUDA_CHECK_LAUNCH(nullptr);
   v.window_begin = begin;
   v.window_end = end;
@@ -359,6 +369,116 @@ void drop_identity(row_order& o, global_index_type rows) {
   }
 }
 
+/// Top-slice spill, a warp per window block b (C = 32): the lengths of its first 32 positions
+/// (longest first; 0 past the rows), detail::spill_cap's width from them (the same sums, the first
+/// of equal minima), caps[b] = that width and counts[32 b + l] = each position's excess.
+__global__ void __launch_bounds__(block)
+    top_caps_kernel(const offset_type* __restrict__ row_ptr, const index_type* __restrict__ order,
+                    global_index_type rows, global_index_type blocks, offset_type slot_bytes, offset_type spill_bytes,
+                    offset_type* __restrict__ caps, offset_type* __restrict__ counts) {
+  const int lane = threadIdx.x % 32;
+  const global_index_type warps = static_cast<global_index_type>(gridDim.x) * (block / 32);
+  for (global_index_type b = (blockIdx.x * static_cast<global_index_type>(block) + threadIdx.x) / 32; b < blocks;
+       b += warps) {
+    const global_index_type i = b * window_rows + lane;
+    const global_index_type row = i < rows && order != nullptr ? order[i] : i;
+    const offset_type len = i < rows ? row_ptr[row + 1] - row_ptr[row] : 0;
+    offset_type bytes = 32 * len * slot_bytes;
+    for (int k = 0; k < 32; ++k) {
+      const offset_type other = __shfl_sync(0xffffffffu, len, k);
+      if (k < lane) bytes += (other - len) * spill_bytes;
+    }
+    int best = lane;
+    for (int d = 16; d > 0; d /= 2) {  // the smallest bytes, the first lane among equals
+      const offset_type b2 = __shfl_xor_sync(0xffffffffu, bytes, d);
+      const int l2 = __shfl_xor_sync(0xffffffffu, best, d);
+      if (b2 < bytes || (b2 == bytes && l2 < best)) {
+        bytes = b2;
+        best = l2;
+      }
+    }
+    const offset_type cap = __shfl_sync(0xffffffffu, len, best);
+    counts[32 * b + lane] = max(len - cap, offset_type{0});
+    if (lane == 0) caps[b] = cap;
+  }
+}
+
+/// slots[s] = slice s's slots with the top slices capped (caps), from slice_ptr; slots[slices] = 0.
+__global__ void __launch_bounds__(block)
+    capped_slots_kernel(const offset_type* __restrict__ slice_ptr, const offset_type* __restrict__ caps,
+                        global_index_type slices, offset_type* __restrict__ slots) {
+  constexpr global_index_type per_block = window_rows / 32;
+  const global_index_type stride = static_cast<global_index_type>(gridDim.x) * block;
+  for (global_index_type s = blockIdx.x * static_cast<global_index_type>(block) + threadIdx.x; s <= slices;
+       s += stride)
+    slots[s] = s == slices ? 0 : s % per_block == 0 ? 32 * caps[s / per_block] : slice_ptr[s + 1] - slice_ptr[s];
+}
+
+/// The spilled entries: a warp per top-slice position p = 32 b + l, entries [width, length) of its
+/// row to spill_ptr[p] on, checked as fill_kernel checks (first_bad: nonzero, row).
+template <typename V>
+__global__ void __launch_bounds__(block)
+    spill_fill_kernel(const offset_type* __restrict__ row_ptr, const index_type* __restrict__ col_idx,
+                      const V* __restrict__ values, global_index_type rows, global_index_type cols,
+                      const index_type* __restrict__ order, const offset_type* __restrict__ slice_ptr,
+                      const offset_type* __restrict__ spill_ptr, global_index_type positions,
+                      index_type* __restrict__ out_col, V* __restrict__ out_val, unsigned long long* first_bad) {
+  const int lane = threadIdx.x % 32;
+  const global_index_type warps = static_cast<global_index_type>(gridDim.x) * (block / 32);
+  for (global_index_type p = (blockIdx.x * static_cast<global_index_type>(block) + threadIdx.x) / 32; p < positions;
+       p += warps) {
+    const offset_type out = spill_ptr[p], excess = spill_ptr[p + 1] - out;
+    if (excess == 0) continue;
+    const global_index_type s = p / 32 * (window_rows / 32), i = p / 32 * window_rows + p % 32;
+    const global_index_type row = order != nullptr ? order[i] : i;  // excess > 0: i < rows
+    const offset_type width = (slice_ptr[s + 1] - slice_ptr[s]) / 32, k0 = row_ptr[row] + width;
+    for (offset_type e = lane; e < excess; e += 32) {
+      const offset_type k = k0 + e;
+      const index_type col = col_idx[k];
+      out_col[out + e] = col;
+      out_val[out + e] = values[k];
+      if (col < 0 || col >= cols || (width + e > 0 && col <= col_idx[k - 1])) {
+        atomicMin(first_bad, static_cast<unsigned long long>(k));
+        atomicMin(first_bad + 1, static_cast<unsigned long long>(row));
+      }
+    }
+  }
+}
+
+/// The spill of a build: row pointer, entries (filled after the slices).
+struct spill_plan {
+  device_storage storage;
+  offset_type* ptr = nullptr;  ///< [32 * window blocks + 1]; nullptr: nothing spilled
+  offset_type entries = 0;
+};
+
+/// Caps the top slices of `o` (slice_ptr and slots rewritten) and counts the spill (3b).
+spill_plan plan_spill(const offset_type* row_ptr, global_index_type rows, global_index_type slices, row_order& o,
+                      std::size_t slot_bytes, std::size_t spill_bytes) {
+  spill_plan sp;
+  const global_index_type blocks = (slices + window_rows / 32 - 1) / (window_rows / 32);
+  if (blocks == 0) return sp;
+  device_storage scratch;
+  auto* caps = static_cast<offset_type*>(scratch.allocate_bytes(blocks * sizeof(offset_type)));
+  auto* counts = static_cast<offset_type*>(scratch.allocate_bytes((32 * blocks + 1) * sizeof(offset_type)));
+  auto* slots = static_cast<offset_type*>(scratch.allocate_bytes((slices + 1) * sizeof(offset_type)));
+  DSPMV_CUDA_CHECK(cudaMemsetAsync(counts + 32 * blocks, 0, sizeof(offset_type), nullptr));
+  top_caps_kernel<<<grid_for(32 * blocks), block, 0, nullptr>>>(row_ptr, o.perm, rows, blocks,
+                                                                static_cast<offset_type>(slot_bytes),
+                                                                static_cast<offset_type>(spill_bytes), caps, counts);
+  DSPMV_CUDA_CHECK_LAUNCH(nullptr);
+  capped_slots_kernel<<<grid_for(slices + 1), block, 0, nullptr>>>(o.slice_ptr, caps, slices, slots);
+  DSPMV_CUDA_CHECK_LAUNCH(nullptr);
+  o.slots = exclusive_sum(slots, o.slice_ptr, slices + 1);
+  auto* ptr = static_cast<offset_type*>(sp.storage.allocate_bytes((32 * blocks + 1) * sizeof(offset_type)));
+  sp.entries = exclusive_sum(counts, ptr, 32 * blocks + 1);
+  if (sp.entries > 0)
+    sp.ptr = ptr;
+  else
+    sp.storage.clear();  // nothing spilled: build() stores no spill arrays either
+  return sp;
+}
+
 /// validate_csr's refusals of the row pointer, in its order, from its ends and its first decrease.
 void check_row_pointer(offset_type first, unsigned long long first_decrease, offset_type last, offset_type nnz) {
   using std::to_string;
@@ -413,6 +533,11 @@ device_built<sell_view<V>> build_cuda(device_csr<V>&& a, const sell_params& para
     chosen = std::move(sort ? sorted : unsorted);
   }
   drop_identity(chosen, rows);
+  // 3b. The top-slice spill: the slices change before anything is stored.
+  spill_plan spill;
+  if (detail::spills(params, sigma))
+    spill = plan_spill(d.row_ptr, rows, slices, chosen, sizeof(V) + (params.column_offsets ? 2 : 4),
+                       sizeof(V) + sizeof(index_type));
 
   device_built<sell_view<V>> built;
   built.view.rows = rows;
@@ -443,6 +568,19 @@ device_built<sell_view<V>> build_cuda(device_csr<V>&& a, const sell_params& para
                                                                   chosen.perm, chosen.slice_ptr, tile_start, slices,
                                                                   tiles, out_col, out_val, first_bad);
     DSPMV_CUDA_CHECK_LAUNCH(nullptr);
+    if (spill.ptr != nullptr) {  // 4b. the spill, checked alike
+      auto* spill_col = static_cast<index_type*>(built.storage.allocate_bytes(spill.entries * sizeof(index_type)));
+      auto* spill_val = static_cast<V*>(built.storage.allocate_bytes(spill.entries * sizeof(V)));
+      const global_index_type positions = 32 * ((slices + window_rows / 32 - 1) / (window_rows / 32));
+      spill_fill_kernel<V><<<grid_for(32 * positions), block, 0, nullptr>>>(
+          d.row_ptr, d.col_idx, d.values, rows, d.cols, chosen.perm, chosen.slice_ptr, spill.ptr, positions,
+          spill_col, spill_val, first_bad);
+      DSPMV_CUDA_CHECK_LAUNCH(nullptr);
+      built.view.spill_ptr = spill.ptr;
+      built.view.spill_col = spill_col;
+      built.view.spill_val = spill_val;
+      built.storage.adopt(std::move(spill.storage));
+    }
     const auto bad = download_array(first_bad, 2);
     if (bad[0] != none) {
       const index_type col = download_array(d.col_idx + bad[0], 1)[0];
@@ -455,7 +593,7 @@ device_built<sell_view<V>> build_cuda(device_csr<V>&& a, const sell_params& para
 
   built.stats = detail::sell_stats(rows, d.nnz, chosen.slots, chosen.perm != nullptr, params, sigma, why, sizeof(V),
                                    built.view.col_offset ? sizeof(std::int16_t) : sizeof(index_type),
-                                   params.x_windows ? built.view.window_capacity : -1);
+                                   params.x_windows ? built.view.window_capacity : -1, spill.entries);
   DSPMV_CUDA_CHECK(cudaStreamSynchronize(nullptr));
   return built;
 }

@@ -208,13 +208,25 @@ struct window_plan {
   unsigned char item_slice[window_slices + max_chunks];
   offset_type chunk;  ///< steps per item of a cut slice
   int next;           ///< the next item a warp takes
-  int cut;            ///< items of cut slices (0: none)
+  int cut;            ///< partial sums of deferred slices (0: none)
+  int spill;          ///< top-slice rows with a spill: lanes [0, spill) of slice 0, items after the slices'
 };
 
-/// Warp 0: the items of the block's slices [s0, s0 + slices).
-__device__ void plan_window(const offset_type* __restrict__ slice_ptr, global_index_type s0, int slices,
-                            window_plan& plan) {
+/// Partial sums slice q keeps in part[]: one per chunk of a cut slice, and for the top slice where
+/// rows spill, its own (one per chunk, or one) and the spill's.
+__device__ __forceinline__ int deferred_sums(int q, int items, int spill) {
+  return q == 0 && spill > 0 ? items + 1 : items > 1 ? items : 0;
+}
+
+/// Warp 0: the items of the block's slices [s0, s0 + slices), then one per spilled top-slice row.
+/// A slice cut into chunks, and the top slice where its rows spill, defer their sums: each chunk
+/// (and the spill) writes partial sums to part[], added after the block's barrier.
+__device__ void plan_window(const offset_type* __restrict__ slice_ptr, const offset_type* __restrict__ spill_ptr,
+                            global_index_type s0, int slices, window_plan& plan) {
   const int lane = threadIdx.x % 32;
+  // The rows spill longest first: the lanes that do are a prefix.
+  const offset_type* sp = spill_ptr != nullptr ? spill_ptr + 32 * (s0 / window_slices) : nullptr;
+  const int spill = __popc(__ballot_sync(0xffffffffu, sp != nullptr && sp[lane + 1] > sp[lane]));
   offset_type ptr[slices_per_lane + 1], width[slices_per_lane];
 #pragma unroll
   for (int m = 0; m <= slices_per_lane; ++m) {
@@ -231,6 +243,7 @@ __device__ void plan_window(const offset_type* __restrict__ slice_ptr, global_in
     offset_type count = 0;
 #pragma unroll
     for (int m = 0; m < slices_per_lane; ++m) count += width[m] > k ? (width[m] + k - 1) / k : 0;
+    if (lane == 0 && spill > 0) count += width[0] > k ? 1 : 2;  // the spill's sums (and slice 0's own)
     for (int d = 16; d > 0; d /= 2) count += __shfl_xor_sync(0xffffffffu, count, d);
     if (count <= max_chunks) break;
     k *= 2;
@@ -241,7 +254,7 @@ __device__ void plan_window(const offset_type* __restrict__ slice_ptr, global_in
     const int q = lane * slices_per_lane + m;
     items[m] = q >= slices ? 0 : width[m] > k ? static_cast<int>((width[m] + k - 1) / k) : 1;
     mine += items[m];
-    cut += items[m] > 1 ? items[m] : 0;
+    cut += deferred_sums(q, items[m], spill);
   }
   int item_end = mine, cut_end = cut;  // inclusive scans over the lanes
   for (int d = 1; d < 32; d *= 2) {
@@ -261,7 +274,7 @@ __device__ void plan_window(const offset_type* __restrict__ slice_ptr, global_in
     }
     for (int i = 0; i < items[m]; ++i) plan.item_slice[at + i] = static_cast<unsigned char>(q);
     at += items[m];
-    cut_at += items[m] > 1 ? items[m] : 0;
+    cut_at += deferred_sums(q, items[m], spill);
   }
   if (lane == 31 && slices == window_slices) {
     plan.item_start[slices] = at;
@@ -271,6 +284,41 @@ __device__ void plan_window(const offset_type* __restrict__ slice_ptr, global_in
   if (lane == 0) {
     plan.chunk = k;
     plan.next = window_threads / 32;
+    plan.spill = spill;
+  }
+}
+
+/// The block's spill items (after its slices' items): item `items + l` sums top-slice row l's
+/// spill, the warp's lanes along the entries, and the warp's sum goes to the spill's partial sums
+/// in part[] (after slice 0's own).
+template <typename V, typename Source>
+__device__ __noinline__ void spill_items(const sell_view<V>& a, global_index_type block, int item, int items,
+                                         window_plan& plan, V* part, Source gather) {
+  const int lane = threadIdx.x % 32;
+  const int sums = (plan.chunk_start[0] + plan.item_start[1] - plan.item_start[0]) * 32;
+  while (item < items + plan.spill) {
+    const int l = item - items;
+    const offset_type end = a.spill_ptr[32 * block + l + 1];
+    V sum[unroll] = {};
+    for (offset_type k = a.spill_ptr[32 * block + l] + lane; k < end; k += unroll * 32) {
+      index_type col[unroll];
+      V v[unroll];
+#pragma unroll
+      for (int u = 0; u < unroll; ++u)
+        if (k + u * 32 < end) col[u] = __ldcs(a.spill_col + k + u * 32);
+#pragma unroll
+      for (int u = 0; u < unroll; ++u)
+        if (k + u * 32 < end) v[u] = __ldcs(a.spill_val + k + u * 32);
+#pragma unroll
+      for (int u = 0; u < unroll; ++u)
+        if (k + u * 32 < end) sum[u] += v[u] * gather(col[u]);
+    }
+    V total = (sum[0] + sum[1]) + (sum[2] + sum[3]);
+    for (int d = 16; d > 0; d /= 2) total += __shfl_xor_sync(0xffffffffu, total, d);  // the same in every lane
+    if (lane == 0) part[sums + l] = total;
+    int taken = 0;
+    if (lane == 0) taken = atomicAdd(&plan.next, 1);
+    item = __shfl_sync(0xffffffffu, taken, 0);
   }
 }
 
@@ -285,11 +333,12 @@ __device__ __forceinline__ void window_items(const sell_view<V>& a, V alpha, V b
   // The warp's next item: taken before the current one in float (run 94 against 95: 1.16-1.20x
   // faster), after it in double (where the live register made ptxas spill more: 1-2% slower).
   constexpr bool take_early = sizeof(V) == sizeof(float);
-  for (int item = threadIdx.x / 32; item < items;) {
+  int item = threadIdx.x / 32;
+  while (item < items) {
     int taken = 0;
     if (take_early && lane == 0) taken = atomicAdd(&plan.next, 1);
     const int q = plan.item_slice[item];
-    const int cut = plan.item_start[q + 1] - plan.item_start[q] > 1;
+    const int cut = plan.item_start[q + 1] - plan.item_start[q] > 1 || (q == 0 && plan.spill > 0);  // deferred
     const global_index_type s = s0 + q, first = s * 32 + lane;
     const offset_type begin = plan.slice_begin[q], width = (plan.slice_begin[q + 1] - begin) / 32;
     const int chunk = item - plan.item_start[q];
@@ -327,6 +376,7 @@ __device__ __forceinline__ void window_items(const sell_view<V>& a, V alpha, V b
     if (!take_early && lane == 0) taken = atomicAdd(&plan.next, 1);
     item = __shfl_sync(0xffffffffu, taken, 0);
   }
+  if (plan.spill > 0) spill_items(a, s0 / window_slices, item, items, plan, part, gather);
 }
 
 template <typename V, bool Permuted, bool Offsets>
@@ -339,7 +389,7 @@ __global__ void __launch_bounds__(window_threads, window_min_blocks)
   const global_index_type all_slices = (a.rows + 31) / 32, s0 = static_cast<global_index_type>(blockIdx.x) * window_slices;
   const int slices = static_cast<int>(all_slices - s0 < window_slices ? all_slices - s0 : window_slices);
   const index_type begin = a.window_begin[blockIdx.x], end = a.window_end[blockIdx.x];
-  if (threadIdx.x < 32) plan_window(a.slice_ptr, s0, slices, plan);
+  if (threadIdx.x < 32) plan_window(a.slice_ptr, a.spill_ptr, s0, slices, plan);
   const bool stage = end - begin <= a.window_capacity;
   if (stage)
     for (index_type k = threadIdx.x; k < end - begin; k += window_threads) staged[k] = __ldg(x + begin + k);
@@ -348,17 +398,19 @@ __global__ void __launch_bounds__(window_threads, window_min_blocks)
     window_items<V, Permuted, Offsets>(a, alpha, beta, y, s0, slices, plan, part, x_source<V, true>{staged, begin});
   else
     window_items<V, Permuted, Offsets>(a, alpha, beta, y, s0, slices, plan, part, x_source<V, false>{x});
-  if (plan.cut == 0) return;  // block-uniform: no slice was cut
+  if (plan.cut == 0) return;  // block-uniform: no slice deferred its sums
   __syncthreads();
-  // The cut slices: their chunks' partial sums in chunk order, a warp per slice.
+  // The deferred slices: their chunks' partial sums in chunk order, then the spill's, a warp per slice.
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   for (int q = 0, n = 0; q < slices; ++q) {
     const int items = plan.item_start[q + 1] - plan.item_start[q];
-    if (items == 1 || n++ % (window_threads / 32) != warp) continue;
+    const bool spilled = q == 0 && plan.spill > 0;
+    if ((items == 1 && !spilled) || n++ % (window_threads / 32) != warp) continue;
     const global_index_type first = (s0 + q) * 32 + lane;
     if (first >= a.rows) continue;
     V total = V(0);
     for (int i = 0; i < items; ++i) total += part[(plan.chunk_start[q] + i) * 32 + lane];
+    if (spilled && lane < plan.spill) total += part[(plan.chunk_start[q] + items) * 32 + lane];
     const global_index_type row = Permuted ? static_cast<global_index_type>(__ldcs(a.perm + first)) : first;
     y[row] = beta == V(0) ? alpha * total : alpha * total + beta * y[row];
   }

@@ -255,6 +255,68 @@ TEST(SellBuild, XWindowsSpanTheirBlocks) {
   EXPECT_EQ(wide.window_capacity, 32);
 }
 
+TEST(SellBuild, TopSliceSpillsTheExcessOfItsLongestRows) {
+  // Three window blocks (the last partial): short banded rows, and in each block a few long rows
+  // whose last columns reach past every other slot of the block (the window must cover them).
+  std::vector<int> lengths(5000);
+  for (int r = 0; r < 5000; ++r) lengths[r] = 2 + (r * 7) % 9;
+  lengths[7] = 900;
+  lengths[100] = 300;
+  lengths[101] = 40;
+  lengths[2100] = 50;
+  lengths[4500] = 33;
+  test::row_entries rows(5000);
+  for (int r = 0; r < 5000; ++r)
+    for (int k = 0; k < lengths[r]; ++k)  // the longest rows every 4th column
+      rows[r].push_back({std::max(0, r - 4) + (lengths[r] > 100 ? 4 : 1) * k, 1.0 + r % 13 + k / 7.0});
+  const auto a = test::from_rows(6000, rows);
+  const auto x = test::random_vector<double>(6000, 3);
+  const sell::sell_params flat{32, 0, 1, true, true}, spill{32, 0, 1, true, true, true};
+  const auto f = sell::build(a, flat);
+  const auto s = sell::build(a, spill);
+  EXPECT_TRUE(f.spill_ptr.empty());
+  ASSERT_EQ(s.spill_ptr.size(), 3u * 32 + 1);
+  // Block 0's top slice is capped far below row 7's 900 entries; rows 7 and 100 spill (lanes 0
+  // and 1: longest first), and the spill's entries are the rows' last ones.
+  const offset_type width0 = s.slice_ptr[1] / 32;
+  EXPECT_LT(width0, 40);
+  EXPECT_EQ(s.spill_ptr[1] - s.spill_ptr[0], 900 - width0);
+  EXPECT_EQ(s.spill_ptr[2] - s.spill_ptr[1], 300 - width0);
+  EXPECT_EQ(s.spill_col[s.spill_ptr[1] - 1], 3 + 4 * 899);
+  EXPECT_LT(s.stats.padding_ratio, f.stats.padding_ratio);
+  EXPECT_LT(s.stats.stored_bytes, f.stats.stored_bytes);
+  EXPECT_EQ(s.stats.n_p, s.slice_ptr.back() - (s.nnz - static_cast<offset_type>(s.spill_col.size())));
+  EXPECT_NE(s.stats.params.find(" spill="), std::string::npos) << s.stats.params;
+  // The same windows as without the spill: the spill holds the block's widest columns.
+  EXPECT_EQ(s.window_begin, f.window_begin);
+  EXPECT_EQ(s.window_end, f.window_end);
+  EXPECT_EQ(s.window_end[0], 3 + 4 * 899 + 1);
+  EXPECT_EQ(to_csr(s), a);
+  // The reference adds a row's slots, then its spill, in the row's order: CSR's sums exactly.
+  std::vector<double> y(5000, std::numeric_limits<double>::quiet_NaN()), ref(5000, 0.0);
+  sell::spmv_reference(sell::traits::view_of(s, [](const auto& v) { return v.data(); }), 0.5, x.data(), 0.0, y.data());
+  csr::spmv_host(a, 0.5, x.data(), 0.0, ref.data());
+  for (int r = 0; r < 5000; ++r) ASSERT_EQ(y[r], ref[r]) << "row " << r;
+  // Only with x windows sorted in the whole block.
+  EXPECT_TRUE(sell::build(a, sell::sell_params{32, 64, 1, true, true, true}).spill_ptr.empty());
+  EXPECT_TRUE(sell::build(a, sell::sell_params{32, 0, 1, true, false, true}).spill_ptr.empty());
+  // Rows of equal length spill nothing, and store no spill arrays.
+  EXPECT_TRUE(sell::build(from_lengths(16, std::vector<int>(3000, 5)), spill).spill_ptr.empty());
+}
+
+TEST(SellBuild, SpillCapStoresTheTopSliceInTheFewestBytes) {
+  offset_type len[32] = {};
+  EXPECT_EQ(sell::detail::spill_cap(len, 10, 12), 0);  // empty: width 0, nothing spills
+  len[0] = 100;
+  EXPECT_EQ(sell::detail::spill_cap(len, 10, 12), 0);  // one row: all of it in the spill
+  for (int l = 0; l < 32; ++l) len[l] = 20;
+  len[0] = 1000;
+  EXPECT_EQ(sell::detail::spill_cap(len, 10, 12), 20);  // one long row over 31 equal ones
+  for (int l = 0; l < 32; ++l) len[l] = 64 - l;  // gentle slope: spilling 1 entry per row of 27 costs more
+  EXPECT_EQ(sell::detail::spill_cap(len, 10, 12), 64 - 26);
+  EXPECT_EQ(sell::detail::spill_cap(len, 12, 12), 64 - 31);  // equal costs: cap at the shortest
+}
+
 TEST(SellBuild, HostSpmvMatchesCsr) {
   const auto a = test::random_csr(300, 250, 0, 30, 17);
   const auto x = test::random_vector<double>(250, 5);
@@ -272,7 +334,7 @@ TEST(SellBuild, HostSpmvMatchesCsr) {
 TEST(SellBuild, RoundTripOnEdgeCases) {
   for (const auto& m : test::edge_case_matrices()) {
     for (const auto& p : {params(32, 0), params(32, 1), params(64, 0, 2), params(128, 256), params(32, 0, 1, true),
-                          params(64, 0, 2, true)}) {
+                          params(64, 0, 2, true), sell::sell_params{32, 0, 1, true, true, true}}) {
       const auto s = sell::build(m.a, p);
       EXPECT_EQ(to_csr(s), m.a) << m.name << " " << s.stats.params;
       EXPECT_GE(s.stats.padding_ratio, 1.0) << m.name;
