@@ -23,6 +23,7 @@
 #include "dist/setup/split_rows.hpp"
 #include "dist/setup/mpi_util.hpp"
 #include "distspmv/config.hpp"
+#include "io/generators.hpp"
 #include "io/matrix_source.hpp"
 #include "io/vector_io.hpp"
 #include "local_kernels/device_storage.hpp"
@@ -668,6 +669,15 @@ int run_typed(const run_options& o) {
     if (o.check) j["max_rel_error"] = max_rel_error;
     j["x"] = o.x.empty() ? "random" : o.x;
     if (!o.output.empty()) j["output"] = o.output;
+    // What recomputes this run's matrix and partition on a CPU (`distspmv model`, jobs/model_check.py;
+    // issue 39): the generator's seed (--seed; a generator takes nothing else from the options),
+    // METIS' and lp's seed, and the options as given (the fields above give what they led to).
+    if (io::is_generator(o.source)) j["matrix"]["seed"] = o.seed;
+    j["seed"] = o.seed;  // (also the seed of the random x and y)
+    j["partition_seed"] = mo.metis_seed;
+    j["requested"] = {{"format", o.format},       {"partition", o.partition},     {"order", o.order},
+                      {"transport", o.transport}, {"backend", o.backend},         {"cuda_graphs", o.cuda_graphs},
+                      {"vs_cusparse", o.vs_cusparse}, {"tune", o.tune}};
     for (int r = 0; r < ranks; ++r) {
       const auto& v = records[r];
       auto& e = j["per_rank"][static_cast<std::size_t>(r)];

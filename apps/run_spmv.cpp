@@ -15,6 +15,7 @@
 #include "apps/commands.hpp"
 #include "dist/setup/order.hpp"
 #include "distspmv/config.hpp"
+#include "io/generators.hpp"
 #include "io/matrix_source.hpp"
 #include "local_kernels/csr/csr.hpp"
 #include "local_kernels/device_storage.hpp"
@@ -321,6 +322,9 @@ int run_typed(const run_options& o) {
     j["matrix"] = {{"source", o.source}, {"rows", a.rows}, {"cols", a.cols}, {"nnz", a.nnz()},
                    {"row_length_mean", rs.mean_length}, {"row_length_stddev", rs.stddev_length},
                    {"row_length_max", rs.max_length}};
+    if (io::is_generator(o.source)) j["matrix"]["seed"] = o.seed;  // what recomputes it (run_distributed's)
+    j["seed"] = o.seed;
+    j["requested"] = {{"format", o.format}, {"order", o.order}, {"backend", o.backend}, {"tune", o.tune}};
     j["ranks"] = 1;
     j["backend"] = to_string(where);
     j["precision"] = o.precision;

@@ -241,6 +241,7 @@ nlohmann::json json_report(const matrix& A, const solve_options& o, const solver
   j["version"] = DISTSPMV_VERSION;
   j["git_revision"] = DISTSPMV_GIT_REVISION;
   j["matrix"] = o.source;
+  j["seed"] = o.seed;  // the generator's (what recomputes the matrix) and the random vectors'
   j["rows"] = A.global_rows();
   j["nnz"] = A.global_nnz();
   j["ranks"] = A.ranks();

@@ -8,7 +8,7 @@
 #
 # CASES: a file, one case a line: NAME RANKS ARGS... (ARGS as for distspmv; '#' starts a comment),
 # e.g. "rmat2216_g4 4 gen:rmat:22:16 --seed 11 --vs-cusparse". Runs are $OUT/runs/NAME_new and
-# NAME_old (.json, .log); $OUT/progress.txt has each run's report lines; $OUT/runs.tgz all of them.
+# NAME_old (.json, .log: its first line the command); $OUT/progress.txt has each run's report lines; $OUT/runs.tgz all of them.
 #
 # OLD_SRC: the old revision's source, e.g. made here with
 #   rm -rf .device-old && mkdir .device-old && git archive REV | tar -x -C .device-old
@@ -49,8 +49,10 @@ echo "built $(date +%T)" >>"$P"
 one() {  # name ranks binary args...
   local name=$1 n=$2 bin=$3; shift 3
   echo "$name $(date +%T)" >>"$P"
+  # The log's first line: the command (jobs/model_check.py reads --seed there where a report has none).
+  echo "command: $bin $* --check --json $OUT/runs/$name.json (ranks $n)" >"$OUT/runs/$name.log"
   timeout "${RUN_TIMEOUT:-150}" mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$n" -x NCCL_NVLS_ENABLE \
-    "$bin" "$@" --check --json "$OUT/runs/$name.json" >"$OUT/runs/$name.log" 2>&1 </dev/null  # (not the case list)
+    "$bin" "$@" --check --json "$OUT/runs/$name.json" >>"$OUT/runs/$name.log" 2>&1 </dev/null  # (not the case list)
   echo "  rc $?" >>"$P"
   grep -E "^setup|build includes|^memory|^    [0-9]+ |  apply  |vs cuSPARSE|check:" "$OUT/runs/$name.log" | cut -c1-300 >>"$P"
   tar -czf "$OUT/runs.tgz" -C "$OUT" runs
