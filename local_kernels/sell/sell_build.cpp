@@ -5,7 +5,6 @@
 #include <limits>
 #include <numeric>
 #include <string>
-#include <tuple>
 
 #include "local_kernels/sell/sell.hpp"
 
@@ -74,15 +73,19 @@ void compute_windows(sell_matrix<V>& m) {
   m.window_end.assign(static_cast<std::size_t>(blocks), 0);
   for (global_index_type b = 0; b < blocks; ++b) {
     const offset_type first = m.slice_ptr[b * per_block], last = m.slice_ptr[std::min(slices, (b + 1) * per_block)];
-    if (first == last) continue;  // no slots: an empty window (and no spill: a spill needs slots)
-    auto [lo, hi] = std::minmax_element(m.col_idx.begin() + first, m.col_idx.begin() + last);
-    m.window_begin[b] = *lo;
-    m.window_end[b] = *hi + 1;
-    if (m.spill_ptr.empty() || m.spill_ptr[32 * b] == m.spill_ptr[32 * b + 32]) continue;
-    std::tie(lo, hi) = std::minmax_element(m.spill_col.begin() + m.spill_ptr[32 * b],
-                                           m.spill_col.begin() + m.spill_ptr[32 * b + 32]);
-    m.window_begin[b] = std::min(m.window_begin[b], *lo);
-    m.window_end[b] = std::max(m.window_end[b], *hi + 1);
+    index_type lo = std::numeric_limits<index_type>::max(), hi = -1;
+    for (offset_type at = first; at < last; ++at) {
+      lo = std::min(lo, m.col_idx[at]);
+      hi = std::max(hi, m.col_idx[at]);
+    }
+    if (!m.spill_ptr.empty())  // (a top slice of width 0 spills all its rows)
+      for (offset_type k = m.spill_ptr[32 * b]; k < m.spill_ptr[32 * b + 32]; ++k) {
+        lo = std::min(lo, m.spill_col[k]);
+        hi = std::max(hi, m.spill_col[k]);
+      }
+    if (hi < 0) continue;  // no slots, no spill: an empty window
+    m.window_begin[b] = lo;
+    m.window_end[b] = hi + 1;
   }
   m.window_capacity = detail::window_capacity(m.window_begin, m.window_end, sizeof(V));
 }

@@ -233,9 +233,9 @@ __global__ void __launch_bounds__(block)
     lo = reduce_t(temp).Reduce(lo, cuda::minimum<index_type>{});
     __syncthreads();  // temp is reused
     hi = reduce_t(temp).Reduce(hi, cuda::maximum<index_type>{});
-    if (threadIdx.x == 0) {
-      begin[b] = first == last ? 0 : lo;
-      end[b] = first == last ? 0 : hi + 1;
+    if (threadIdx.x == 0) {  // no slots and no spill: an empty window
+      begin[b] = hi < 0 ? 0 : lo;
+      end[b] = hi < 0 ? 0 : hi + 1;
     }
     __syncthreads();
   }
@@ -554,38 +554,38 @@ device_built<sell_view<V>> build_cuda(device_csr<V>&& a, const sell_params& para
   built.view.values = out_val;
 
   // 4. The fill, tile by tile, with the column checks.
+  device_storage scratch;
+  auto* first_bad = static_cast<unsigned long long*>(scratch.allocate_bytes(2 * sizeof(unsigned long long)));
+  DSPMV_CUDA_CHECK(cudaMemsetAsync(first_bad, 0xff, 2 * sizeof(unsigned long long), nullptr));  // none
   if (chosen.slots > 0) {
-    device_storage scratch;
     auto* tile_start = static_cast<offset_type*>(scratch.allocate_bytes((slices + 1) * sizeof(offset_type)));
     auto* counts = static_cast<offset_type*>(scratch.allocate_bytes((slices + 1) * sizeof(offset_type)));
     tile_counts_kernel<<<grid_for(slices + 1), block, 0, nullptr>>>(chosen.slice_ptr, c, slices, counts);
     DSPMV_CUDA_CHECK_LAUNCH(nullptr);
     const offset_type tiles = exclusive_sum(counts, tile_start, slices + 1);
-    auto* first_bad = static_cast<unsigned long long*>(scratch.allocate_bytes(2 * sizeof(unsigned long long)));
-    DSPMV_CUDA_CHECK(cudaMemsetAsync(first_bad, 0xff, 2 * sizeof(unsigned long long), nullptr));  // none
     const auto grid = static_cast<unsigned>(std::min<offset_type>(max_blocks, tiles));
     fill_kernel<V><<<grid, dim3(tile, tile_warps), 0, nullptr>>>(d.row_ptr, d.col_idx, d.values, rows, d.cols, c,
                                                                   chosen.perm, chosen.slice_ptr, tile_start, slices,
                                                                   tiles, out_col, out_val, first_bad);
     DSPMV_CUDA_CHECK_LAUNCH(nullptr);
-    if (spill.ptr != nullptr) {  // 4b. the spill, checked alike
-      auto* spill_col = static_cast<index_type*>(built.storage.allocate_bytes(spill.entries * sizeof(index_type)));
-      auto* spill_val = static_cast<V*>(built.storage.allocate_bytes(spill.entries * sizeof(V)));
-      const global_index_type positions = 32 * ((slices + window_rows / 32 - 1) / (window_rows / 32));
-      spill_fill_kernel<V><<<grid_for(32 * positions), block, 0, nullptr>>>(
-          d.row_ptr, d.col_idx, d.values, rows, d.cols, chosen.perm, chosen.slice_ptr, spill.ptr, positions,
-          spill_col, spill_val, first_bad);
-      DSPMV_CUDA_CHECK_LAUNCH(nullptr);
-      built.view.spill_ptr = spill.ptr;
-      built.view.spill_col = spill_col;
-      built.view.spill_val = spill_val;
-      built.storage.adopt(std::move(spill.storage));
-    }
-    const auto bad = download_array(first_bad, 2);
-    if (bad[0] != none) {
-      const index_type col = download_array(d.col_idx + bad[0], 1)[0];
-      throw_bad_entry(source, col, static_cast<global_index_type>(bad[1]), d.cols);
-    }
+  }
+  if (spill.ptr != nullptr) {  // 4b. the spill, checked alike (a top slice of width 0 spills everything)
+    auto* spill_col = static_cast<index_type*>(built.storage.allocate_bytes(spill.entries * sizeof(index_type)));
+    auto* spill_val = static_cast<V*>(built.storage.allocate_bytes(spill.entries * sizeof(V)));
+    const global_index_type positions = 32 * ((slices + window_rows / 32 - 1) / (window_rows / 32));
+    spill_fill_kernel<V><<<grid_for(32 * positions), block, 0, nullptr>>>(d.row_ptr, d.col_idx, d.values, rows,
+                                                                         d.cols, chosen.perm, chosen.slice_ptr,
+                                                                         spill.ptr, positions, spill_col, spill_val,
+                                                                         first_bad);
+    DSPMV_CUDA_CHECK_LAUNCH(nullptr);
+    built.view.spill_ptr = spill.ptr;
+    built.view.spill_col = spill_col;
+    built.view.spill_val = spill_val;
+    built.storage.adopt(std::move(spill.storage));
+  }
+  if (const auto bad = download_array(first_bad, 2); bad[0] != none) {
+    const index_type col = download_array(d.col_idx + bad[0], 1)[0];
+    throw_bad_entry(source, col, static_cast<global_index_type>(bad[1]), d.cols);
   }
 
   if (params.x_windows) compute_windows(built.view, slices, built.storage);

@@ -209,7 +209,7 @@ struct window_plan {
   offset_type chunk;  ///< steps per item of a cut slice
   int next;           ///< the next item a warp takes
   int cut;            ///< partial sums of deferred slices (0: none)
-  int spill;          ///< top-slice rows with a spill: lanes [0, spill) of slice 0, items after the slices'
+  int spill;          ///< top-slice rows with a spill: lanes [0, spill) of slice 0, the block's first items
 };
 
 /// Partial sums slice q keeps in part[]: one per chunk of a cut slice, and for the top slice where
@@ -218,7 +218,7 @@ __device__ __forceinline__ int deferred_sums(int q, int items, int spill) {
   return q == 0 && spill > 0 ? items + 1 : items > 1 ? items : 0;
 }
 
-/// Warp 0: the items of the block's slices [s0, s0 + slices), then one per spilled top-slice row.
+/// Warp 0: one item per spilled top-slice row, then the items of the block's slices [s0, s0 + slices).
 /// A slice cut into chunks, and the top slice where its rows spill, defer their sums: each chunk
 /// (and the spill) writes partial sums to part[], added after the block's barrier.
 __device__ void plan_window(const offset_type* __restrict__ slice_ptr, const offset_type* __restrict__ spill_ptr,
@@ -288,19 +288,20 @@ __device__ void plan_window(const offset_type* __restrict__ slice_ptr, const off
   }
 }
 
-/// The block's spill items (after its slices' items): item `items + l` sums top-slice row l's
-/// spill, the warp's lanes along the entries, and the warp's sum goes to the spill's partial sums
-/// in part[] (after slice 0's own).
+/// The block's spill items, its first: item l < plan.spill sums top-slice row l's spill, the
+/// warp's lanes along the entries, into the spill's partial sums in part[] (after slice 0's own).
+/// Taken first, their round trips overlap the slices' items of the other warps (taken last, they
+/// held every block up: 1.2-1.45x the time, run 1). Returns the warp's next item.
 template <typename V, typename Source>
-__device__ __noinline__ void spill_items(const sell_view<V>& a, global_index_type block, int item, int items,
-                                         window_plan& plan, V* part, Source gather) {
+__device__ __noinline__ int spill_items(const sell_view<V>& a, global_index_type block, int item, window_plan& plan,
+                                        V* part, Source gather) {
   const int lane = threadIdx.x % 32;
   const int sums = (plan.chunk_start[0] + plan.item_start[1] - plan.item_start[0]) * 32;
-  while (item < items + plan.spill) {
-    const int l = item - items;
-    const offset_type end = a.spill_ptr[32 * block + l + 1];
+  const offset_type* __restrict__ ptr = a.spill_ptr + 32 * block;
+  while (item < plan.spill) {
+    const offset_type end = ptr[item + 1];
     V sum[unroll] = {};
-    for (offset_type k = a.spill_ptr[32 * block + l] + lane; k < end; k += unroll * 32) {
+    for (offset_type k = ptr[item] + lane; k < end; k += unroll * 32) {
       index_type col[unroll];
       V v[unroll];
 #pragma unroll
@@ -315,15 +316,16 @@ __device__ __noinline__ void spill_items(const sell_view<V>& a, global_index_typ
     }
     V total = (sum[0] + sum[1]) + (sum[2] + sum[3]);
     for (int d = 16; d > 0; d /= 2) total += __shfl_xor_sync(0xffffffffu, total, d);  // the same in every lane
-    if (lane == 0) part[sums + l] = total;
+    if (lane == 0) part[sums + item] = total;
     int taken = 0;
     if (lane == 0) taken = atomicAdd(&plan.next, 1);
     item = __shfl_sync(0xffffffffu, taken, 0);
   }
+  return item;
 }
 
-/// The block's items, a warp at a time: a whole slice writes y; a chunk of a cut slice writes its
-/// partial sums to `part`.
+/// The block's items, a warp at a time: the spill's first, then the slices'; a whole slice writes
+/// y, a chunk of a cut slice (or the spilled top slice) writes its partial sums to `part`.
 template <typename V, bool Permuted, bool Offsets, typename Source>
 __device__ __forceinline__ void window_items(const sell_view<V>& a, V alpha, V beta, V* __restrict__ y,
                                              global_index_type s0, int slices, window_plan& plan, V* part,
@@ -334,14 +336,17 @@ __device__ __forceinline__ void window_items(const sell_view<V>& a, V alpha, V b
   // faster), after it in double (where the live register made ptxas spill more: 1-2% slower).
   constexpr bool take_early = sizeof(V) == sizeof(float);
   int item = threadIdx.x / 32;
-  while (item < items) {
+  const int spill = plan.spill;
+  if (spill > 0) item = spill_items(a, s0 / window_slices, item, plan, part, gather);
+  while (item < spill + items) {
     int taken = 0;
     if (take_early && lane == 0) taken = atomicAdd(&plan.next, 1);
-    const int q = plan.item_slice[item];
-    const int cut = plan.item_start[q + 1] - plan.item_start[q] > 1 || (q == 0 && plan.spill > 0);  // deferred
+    const int slice_item = item - spill;
+    const int q = plan.item_slice[slice_item];
+    const int cut = plan.item_start[q + 1] - plan.item_start[q] > 1 || (q == 0 && spill > 0);  // deferred
     const global_index_type s = s0 + q, first = s * 32 + lane;
     const offset_type begin = plan.slice_begin[q], width = (plan.slice_begin[q + 1] - begin) / 32;
-    const int chunk = item - plan.item_start[q];
+    const int chunk = slice_item - plan.item_start[q];
     const offset_type j0 = cut ? chunk * plan.chunk : 0, j1 = cut ? min(width, j0 + plan.chunk) : width;
     const V* __restrict__ vals = a.values + begin + lane;
     columns<Offsets> cols;
@@ -376,7 +381,6 @@ __device__ __forceinline__ void window_items(const sell_view<V>& a, V alpha, V b
     if (!take_early && lane == 0) taken = atomicAdd(&plan.next, 1);
     item = __shfl_sync(0xffffffffu, taken, 0);
   }
-  if (plan.spill > 0) spill_items(a, s0 / window_slices, item, items, plan, part, gather);
 }
 
 template <typename V, bool Permuted, bool Offsets>

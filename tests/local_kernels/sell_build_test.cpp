@@ -300,6 +300,16 @@ TEST(SellBuild, TopSliceSpillsTheExcessOfItsLongestRows) {
   // Only with x windows sorted in the whole block.
   EXPECT_TRUE(sell::build(a, sell::sell_params{32, 64, 1, true, true, true}).spill_ptr.empty());
   EXPECT_TRUE(sell::build(a, sell::sell_params{32, 0, 1, true, false, true}).spill_ptr.empty());
+  // One row: the top slice takes width 0 and the row is all spill; its window still covers it.
+  const auto one = test::from_rows(50, {{{3, 1.0}, {9, 2.0}, {40, 3.0}}});
+  const auto o = sell::build(one, spill);
+  EXPECT_EQ(o.slice_ptr.back(), 0);
+  std::vector<offset_type> one_ptr(33, 3);  // lane 0 spills 3 entries; positions 1-31 lie past the rows
+  one_ptr[0] = 0;
+  EXPECT_EQ(o.spill_ptr, one_ptr);
+  EXPECT_EQ(o.window_begin[0], 3);
+  EXPECT_EQ(o.window_end[0], 41);
+  EXPECT_EQ(to_csr(o), one);
   // Rows of equal length spill nothing, and store no spill arrays.
   EXPECT_TRUE(sell::build(from_lengths(16, std::vector<int>(3000, 5)), spill).spill_ptr.empty());
 }
