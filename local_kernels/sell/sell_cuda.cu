@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <mutex>
 #include <set>
+#include <type_traits>
 #include <utility>
 
 #include "common/cuda_check.hpp"
@@ -184,6 +185,9 @@ constexpr int slices_per_lane = window_slices / 32;
 /// max_chunks chunks remain); 16-64 measured within 4% (runs 84-85).
 constexpr offset_type chunk_steps = 64;
 constexpr int max_chunks = 32;
+/// Loads in flight per lane in a spill item (2: the kernel is inlined into window_kernel's 40
+/// registers; spilled rows are a few hundred entries, a few trips of the warp).
+constexpr int spill_unroll = 2;
 
 /// Where a window block's gathers read x: its staged window, or global memory.
 template <typename V, bool Staged>
@@ -203,9 +207,9 @@ struct x_source<V, false> {
 /// The chunks of one window block (window_kernel's plan, in shared memory).
 struct window_plan {
   offset_type slice_begin[window_slices + 1];  ///< slice_ptr of the block's slices, read once
-  int item_start[window_slices + 1];   ///< slice q's items: [item_start[q], item_start[q + 1])
-  int chunk_start[window_slices + 1];  ///< slice q's partial sums, where it has several items
-  unsigned char item_slice[window_slices + max_chunks];
+  int item_start[window_slices + 1];   ///< slice q's items: [item_start[q], item_start[q + 1]), after the spill's
+  int chunk_start[window_slices + 1];  ///< slice q's partial sums, where it defers them
+  unsigned char item_slice[32 + window_slices + max_chunks];  ///< from item `spill` on
   offset_type chunk;  ///< steps per item of a cut slice
   int next;           ///< the next item a warp takes
   int cut;            ///< partial sums of deferred slices (0: none)
@@ -218,15 +222,18 @@ __device__ __forceinline__ int deferred_sums(int q, int items, int spill) {
   return q == 0 && spill > 0 ? items + 1 : items > 1 ? items : 0;
 }
 
-/// Warp 0: one item per spilled top-slice row, then the items of the block's slices [s0, s0 + slices).
-/// A slice cut into chunks, and the top slice where its rows spill, defer their sums: each chunk
-/// (and the spill) writes partial sums to part[], added after the block's barrier.
+/// Warp 0: one item per spilled top-slice row (Spill), then the items of the block's slices
+/// [s0, s0 + slices). A slice cut into chunks, and the top slice where its rows spill, defer their
+/// sums: each chunk (and the spill) writes partial sums to part[], added after the block's barrier.
+template <bool Spill>
 __device__ void plan_window(const offset_type* __restrict__ slice_ptr, const offset_type* __restrict__ spill_ptr,
                             global_index_type s0, int slices, window_plan& plan) {
   const int lane = threadIdx.x % 32;
-  // The rows spill longest first: the lanes that do are a prefix.
-  const offset_type* sp = spill_ptr != nullptr ? spill_ptr + 32 * (s0 / window_slices) : nullptr;
-  const int spill = __popc(__ballot_sync(0xffffffffu, sp != nullptr && sp[lane + 1] > sp[lane]));
+  int spill = 0;  // the rows spill longest first: the lanes that do are a prefix
+  if constexpr (Spill) {
+    const offset_type* sp = spill_ptr + 32 * (s0 / window_slices);
+    spill = __popc(__ballot_sync(0xffffffffu, sp[lane + 1] > sp[lane]));
+  }
   offset_type ptr[slices_per_lane + 1], width[slices_per_lane];
 #pragma unroll
   for (int m = 0; m <= slices_per_lane; ++m) {
@@ -264,7 +271,7 @@ __device__ void plan_window(const offset_type* __restrict__ slice_ptr, const off
       cut_end += b;
     }
   }
-  int at = item_end - mine, cut_at = cut_end - cut;
+  int at = spill + item_end - mine, cut_at = cut_end - cut;
 #pragma unroll
   for (int m = 0; m < slices_per_lane; ++m) {
     const int q = lane * slices_per_lane + m;
@@ -293,28 +300,29 @@ __device__ void plan_window(const offset_type* __restrict__ slice_ptr, const off
 /// Taken first, their round trips overlap the slices' items of the other warps (taken last, they
 /// held every block up: 1.2-1.45x the time, run 1). Returns the warp's next item.
 template <typename V, typename Source>
-__device__ __noinline__ int spill_items(const sell_view<V>& a, global_index_type block, int item, window_plan& plan,
+__device__ __forceinline__ int spill_items(const sell_view<V>& a, global_index_type block, int item, window_plan& plan,
                                         V* part, Source gather) {
   const int lane = threadIdx.x % 32;
   const int sums = (plan.chunk_start[0] + plan.item_start[1] - plan.item_start[0]) * 32;
   const offset_type* __restrict__ ptr = a.spill_ptr + 32 * block;
   while (item < plan.spill) {
     const offset_type end = ptr[item + 1];
-    V sum[unroll] = {};
-    for (offset_type k = ptr[item] + lane; k < end; k += unroll * 32) {
-      index_type col[unroll];
-      V v[unroll];
+    V sum[spill_unroll] = {};
+    for (offset_type k = ptr[item] + lane; k < end; k += spill_unroll * 32) {
+      index_type col[spill_unroll];
+      V v[spill_unroll];
 #pragma unroll
-      for (int u = 0; u < unroll; ++u)
+      for (int u = 0; u < spill_unroll; ++u)
         if (k + u * 32 < end) col[u] = __ldcs(a.spill_col + k + u * 32);
 #pragma unroll
-      for (int u = 0; u < unroll; ++u)
+      for (int u = 0; u < spill_unroll; ++u)
         if (k + u * 32 < end) v[u] = __ldcs(a.spill_val + k + u * 32);
 #pragma unroll
-      for (int u = 0; u < unroll; ++u)
+      for (int u = 0; u < spill_unroll; ++u)
         if (k + u * 32 < end) sum[u] += v[u] * gather(col[u]);
     }
-    V total = (sum[0] + sum[1]) + (sum[2] + sum[3]);
+    static_assert(spill_unroll == 2, "the line below adds the accumulators");
+    V total = sum[0] + sum[1];
     for (int d = 16; d > 0; d /= 2) total += __shfl_xor_sync(0xffffffffu, total, d);  // the same in every lane
     if (lane == 0) part[sums + item] = total;
     int taken = 0;
@@ -326,27 +334,26 @@ __device__ __noinline__ int spill_items(const sell_view<V>& a, global_index_type
 
 /// The block's items, a warp at a time: the spill's first, then the slices'; a whole slice writes
 /// y, a chunk of a cut slice (or the spilled top slice) writes its partial sums to `part`.
-template <typename V, bool Permuted, bool Offsets, typename Source>
+template <typename V, bool Permuted, bool Offsets, bool Spill, typename Source>
 __device__ __forceinline__ void window_items(const sell_view<V>& a, V alpha, V beta, V* __restrict__ y,
                                              global_index_type s0, int slices, window_plan& plan, V* part,
                                              Source gather) {
   const int lane = threadIdx.x % 32;
-  const int items = plan.item_start[slices];
+  const int items = plan.item_start[slices];  // (the spill's included)
   // The warp's next item: taken before the current one in float (run 94 against 95: 1.16-1.20x
   // faster), after it in double (where the live register made ptxas spill more: 1-2% slower).
   constexpr bool take_early = sizeof(V) == sizeof(float);
   int item = threadIdx.x / 32;
-  const int spill = plan.spill;
-  if (spill > 0) item = spill_items(a, s0 / window_slices, item, plan, part, gather);
-  while (item < spill + items) {
+  if constexpr (Spill) item = spill_items(a, s0 / window_slices, item, plan, part, gather);
+  while (item < items) {
     int taken = 0;
     if (take_early && lane == 0) taken = atomicAdd(&plan.next, 1);
-    const int slice_item = item - spill;
-    const int q = plan.item_slice[slice_item];
-    const int cut = plan.item_start[q + 1] - plan.item_start[q] > 1 || (q == 0 && spill > 0);  // deferred
+    const int q = plan.item_slice[item];
+    int cut = plan.item_start[q + 1] - plan.item_start[q] > 1;
+    if constexpr (Spill) cut |= q == 0 && plan.spill > 0;  // deferred
     const global_index_type s = s0 + q, first = s * 32 + lane;
     const offset_type begin = plan.slice_begin[q], width = (plan.slice_begin[q + 1] - begin) / 32;
-    const int chunk = slice_item - plan.item_start[q];
+    const int chunk = item - plan.item_start[q];
     const offset_type j0 = cut ? chunk * plan.chunk : 0, j1 = cut ? min(width, j0 + plan.chunk) : width;
     const V* __restrict__ vals = a.values + begin + lane;
     columns<Offsets> cols;
@@ -383,7 +390,9 @@ __device__ __forceinline__ void window_items(const sell_view<V>& a, V alpha, V b
   }
 }
 
-template <typename V, bool Permuted, bool Offsets>
+/// Spill: the view has a top-slice spill (a template parameter, so that the kernels without one
+/// are the code measured before it: run 2 found an unused spill path 1.18-1.26x slower).
+template <typename V, bool Permuted, bool Offsets, bool Spill>
 __global__ void __launch_bounds__(window_threads, window_min_blocks)
     window_kernel(sell_view<V> a, V alpha, const V* __restrict__ x, V beta, V* __restrict__ y) {
   extern __shared__ __align__(16) unsigned char staged_bytes[];  // V[a.window_capacity]
@@ -393,22 +402,23 @@ __global__ void __launch_bounds__(window_threads, window_min_blocks)
   const global_index_type all_slices = (a.rows + 31) / 32, s0 = static_cast<global_index_type>(blockIdx.x) * window_slices;
   const int slices = static_cast<int>(all_slices - s0 < window_slices ? all_slices - s0 : window_slices);
   const index_type begin = a.window_begin[blockIdx.x], end = a.window_end[blockIdx.x];
-  if (threadIdx.x < 32) plan_window(a.slice_ptr, a.spill_ptr, s0, slices, plan);
+  if (threadIdx.x < 32) plan_window<Spill>(a.slice_ptr, a.spill_ptr, s0, slices, plan);
   const bool stage = end - begin <= a.window_capacity;
   if (stage)
     for (index_type k = threadIdx.x; k < end - begin; k += window_threads) staged[k] = __ldg(x + begin + k);
   __syncthreads();
   if (stage)
-    window_items<V, Permuted, Offsets>(a, alpha, beta, y, s0, slices, plan, part, x_source<V, true>{staged, begin});
+    window_items<V, Permuted, Offsets, Spill>(a, alpha, beta, y, s0, slices, plan, part,
+                                              x_source<V, true>{staged, begin});
   else
-    window_items<V, Permuted, Offsets>(a, alpha, beta, y, s0, slices, plan, part, x_source<V, false>{x});
+    window_items<V, Permuted, Offsets, Spill>(a, alpha, beta, y, s0, slices, plan, part, x_source<V, false>{x});
   if (plan.cut == 0) return;  // block-uniform: no slice deferred its sums
   __syncthreads();
   // The deferred slices: their chunks' partial sums in chunk order, then the spill's, a warp per slice.
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   for (int q = 0, n = 0; q < slices; ++q) {
     const int items = plan.item_start[q + 1] - plan.item_start[q];
-    const bool spilled = q == 0 && plan.spill > 0;
+    const bool spilled = Spill && q == 0 && plan.spill > 0;
     if ((items == 1 && !spilled) || n++ % (window_threads / 32) != warp) continue;
     const global_index_type first = (s0 + q) * 32 + lane;
     if (first >= a.rows) continue;
@@ -441,15 +451,22 @@ void launch_windows(const sell_view<V>& a, V alpha, const V* x, V beta, V* y, cu
     allow_window_bytes(reinterpret_cast<const void*>(kernel));
     kernel<<<grid, window_threads, bytes, stream>>>(a, alpha, x, beta, y);
   };
-  const bool permuted = a.perm != nullptr, offsets = a.col_offset != nullptr;
-  if (permuted && offsets)
-    go(window_kernel<V, true, true>);
-  else if (permuted)
-    go(window_kernel<V, true, false>);
-  else if (offsets)
-    go(window_kernel<V, false, true>);
+  auto with_spill = [&](auto spill) {
+    constexpr bool S = decltype(spill)::value;
+    const bool permuted = a.perm != nullptr, offsets = a.col_offset != nullptr;
+    if (permuted && offsets)
+      go(window_kernel<V, true, true, S>);
+    else if (permuted)
+      go(window_kernel<V, true, false, S>);
+    else if (offsets)
+      go(window_kernel<V, false, true, S>);
+    else
+      go(window_kernel<V, false, false, S>);
+  };
+  if (a.spill_ptr != nullptr)
+    with_spill(std::true_type{});
   else
-    go(window_kernel<V, false, false>);
+    with_spill(std::false_type{});
   DSPMV_CUDA_CHECK_LAUNCH(stream);
 }
 
