@@ -3,6 +3,7 @@
 
     python3 jobs/model_check.py derive [-o FILE.json] [--fit-ranks 1,2] [INPUT ...]
     python3 jobs/model_check.py check  [--machine FILE.json] [-o DIR] [--cli BUILD/apps/distspmv] [INPUT ...]
+    python3 jobs/model_check.py panel  [--machine FILE.json] [--set current] [INPUT ...]   (panel's floor)
 
 The model (apps/model/machine.cpp computes the same): for one rank, B = nnz * 12 + rows * 24 bytes
 (CSR-equivalent) and G = 64 * x_lines (x_lines: the distinct 64-byte lines of x that each 32
@@ -14,9 +15,13 @@ consecutive rows of the local block read, summed; `distspmv model --per-rank` gi
     (the halo block's product, halo_nnz of the rank's nonzeros in ghost columns, follows the exchange).
     Where the GPU's halo trial times panel on the halo block (the figures' "halo_trial"), that block
     is predicted on its own, H = halo_nnz * 12 / rate + 64 * its x_lines / gather (panel's own gather
-    rate, else the machine's) in the pick's class and in panel's, the faster by the trial's margin
-    kept: S = S(local block) + H, and H replaces S * halo_nnz / nnz.
+    rate, else the machine's) + 32 * its panel_sectors / sector (panel) in the pick's class and in
+    panel's, the faster by the trial's margin kept: S = S(local block) + H, and H replaces
+    S * halo_nnz / nnz. Panel's floor on one GPU: fitted alone (`panel` below; check 8, 2026-12-02).
 
+panel   fits panel's floor on one GPU alone (the rest of its class as --machine has it) to the inputs'
+        one-rank panel products: the order trial's "ORDER panel T us" (none, degree) where it timed
+        panel, else the apply (panel_points, fit_panel).
 derive  fits the machine description to the runs (distspmv's --json reports, one file per run): per
         format floor, row_ns and rate, the gather rate, the floor F of an apply on several ranks,
         each transport's latency, per-neighbour cost, bandwidth and overlap, by coordinate descent
@@ -35,9 +40,11 @@ column) and with the file (--update-features writes them there); without, the fi
 INPUT: report JSON files, .tgz of them, or folders (their *.json and *.tgz, recursively). Without
 INPUTs: RUNS below. Runs without --check, with other precision than double, or with `--format all`
 are left out; --include-unchecked keeps the runs without --check (named "RUN (no --check)" in the
-table), the others stay out. Generator seeds: the report's own where it records one
-(recorded_seed(); the reports up to 2eaa6e6 record none), else SEEDS by run name. Pure Python 3 (no
-NumPy), so that the GPU machine's job can run it.
+table), the others stay out. --set current: the runs at the current revision's apply path (CURRENT).
+Generator seeds: the report's own where it records one (recorded_seed(): matrix.seed, written since
+2026-12-02), else the --seed of the run's line in an ab_gpu.sh case list (cases*.txt beside runs.tgz)
+or log, else SEEDS by run name, else 1; files take none. Pure Python 3 (no NumPy), so that the GPU
+machine's job can run it.
 """
 import argparse
 import json
@@ -61,6 +68,28 @@ LEAVE_OUT = {"run1_h100x4": "peer-put"}
 RUN9 = {"table_stencil27_g4": 176.0, "table_lognormal_g4": 140.0, "table_rmat_g4": 209.6, "table_weak_g4": 218.8}
 RUN9_TRANSPORT = {"table_stencil27_g4": "cuda-ipc", "table_lognormal_g4": "cuda-ipc", "table_rmat_g4": "peer-put",
                   "table_weak_g4": "cuda-ipc"}
+# `--set current`: the committed runs at the current revision's apply path (issue 39's first
+# acceptance bullet; checks 7 and 8), each input with the runs kept (a regular expression on the
+# run's name, FOLDER/RUN) and why.
+VALIDATE, SPLIT = "jobs/results/2026-11-28_h200x2_validate", "jobs/results/2026-12-01_h200_panel_split"
+CURRENT = [
+    # 4x H200 at 3198db6 and ce71610 (check 7's 22): the apply path since then changed only where a
+    # panel block has a row longer than a panel (6d8dc67) and on one rank's trial of 4-16 M nonzeros
+    # (b50a933); their *_old twins (9ca33b6) predate the halo trial and the halo rows' order.
+    (f"{VALIDATE}/run5_x4_3198db6/runs.tgz", r"^(?!.*_old)"),
+    (f"{VALIDATE}/run6_x4_ce71610/runs.tgz", r"^(?!.*_old)"),
+    (f"{VALIDATE}/run6_x4_ce71610/runs2.tgz", r"^(?!.*_old)"),
+    # One H200, ab_gpu.sh (seeds from cases*.txt). Run 1: only rmat2216 has a per-rank report (the
+    # others are `--format panel,cusparse` benchmarks); both sides, 6d8dc67 and 4a7a1a1, take
+    # today's path on it (65 M nonzeros: outside b50a933's 4-16 M; no row longer than its panels).
+    (f"{SPLIT}/run1/runs.tgz", r"/rmat2216_(new|old)$"),
+    # Run 2: b50a933 (today's path; later code changes: a0c8238's refusal only); its old side,
+    # 6d8dc67, times only cuSPARSE in the one-rank trial below 16 M, which the model no longer
+    # follows: only logn2m_old (24.4 M, panel by the rule alike).
+    (f"{SPLIT}/run2/runs.tgz", r"(_new|/logn2m_old)$"),
+    # Run 6: fb83ad5, today's path, the bench set (no old side).
+    (f"{SPLIT}/run6/runs.tgz", r"_new$"),
+]
 # Generator seeds of jobs/dist_gpu.sh's runs (the reports do not record them), by run name prefix.
 SEEDS = {"table_rmat": 11, "table_lognormal": 9, "rules_gen_rmat": 5, "rules_gen_lognormal": 3, "rmat_g": 11,
          "lognormal_g": 9, "rmat228_g": 5, "rmat2124_g": 3,  # (the last two: the halo_order jobs' call.sh)
@@ -76,9 +105,48 @@ NETWORK = {"latency_us": 3.0, "per_neighbour_us": 1.0, "bandwidth_gbps": 25.0, "
                    "measured one-host transports: 0.7-1.0; NCCL's is not determined by the runs)"}
 
 
+def case_list(folder):
+    """jobs/ab_gpu.sh's case lists in `folder` (cases*.txt, "NAME RANKS ARGS...", '#' comments):
+    NAME -> ARGS (a list of words); {} where there is none."""
+    cases = {}
+    for f in sorted(folder.glob("cases*.txt")):
+        for line in f.read_text().splitlines():
+            words = line.split("#", 1)[0].split()
+            if len(words) >= 3:
+                cases[words[0]] = words[2:]
+    return cases
+
+
+def case_args(stem, cases, log):
+    """The command-line words of the run `stem` of an ab_gpu.sh folder: its case's ARGS (the run is
+    NAME_new or NAME_old, a digit after it with REPEAT), else its log's "command:" line (ab_gpu.sh
+    writes one since 2026-12-02); None where neither says."""
+    name = re.sub(r"_(new|old)\d*$", "", stem)
+    if name != stem and name in cases:
+        return cases[name]
+    for line in (log or "").splitlines()[:5]:
+        if line.startswith("command:"):
+            return line.split()[1:]
+    return None
+
+
+def tag_of(f):
+    """A run's folder name in the tables: the folder of runs.tgz (or of runs/*.json), prefixed with
+    its parent's (without the date) where it is a bare runN (ab_gpu.sh's layout: RESULTS/runN/)."""
+    folder = f.parent if f.suffix == ".tgz" else f.parent.parent
+    tag = folder.name
+    if f.suffix == ".tgz" and f.stem != "runs" and not f.stem.endswith("_runs"):
+        # runN_logs.tgz beside others in one folder: the folder (without its date) and N
+        return f"{folder.name.split('_', 1)[-1]}_{f.stem.removesuffix('_logs')}"
+    if re.fullmatch(r"run\d+", tag):
+        tag = f"{folder.parent.name.split('_', 1)[-1]}_{tag}"
+    return tag
+
+
 def load(inputs, unchecked=False):
     """(name, report) of every report JSON in the inputs; `unchecked`: with the runs without --check
-    (named "RUN (no --check)")."""
+    (named "RUN (no --check)"). A run of an ab_gpu.sh folder (a cases*.txt beside it) gets its case's
+    command-line words as "case_args" (recorded_seed reads --seed there where the report has none)."""
     out = []
     for item in inputs:
         p = pathlib.Path(item)
@@ -86,17 +154,27 @@ def load(inputs, unchecked=False):
             p = REPO / p
         files = sorted(p.rglob("*")) if p.is_dir() else [p]
         for f in files:
-            tag = f.parent.name if f.suffix == ".tgz" else f.parent.parent.name
-            if f.suffix == ".tgz" and f.stem != "runs" and not f.stem.endswith("_runs"):
-                # runN_logs.tgz beside others in one folder: the folder (without its date) and N
-                tag = f"{f.parent.name.split('_', 1)[-1]}_{f.stem.removesuffix('_logs')}"
+            tag = tag_of(f)
+            folder = f.parent if f.suffix == ".tgz" else f.parent.parent
+            cases = case_list(folder)
             if f.suffix == ".json":
-                out.append((f"{tag}/{f.stem}", json.loads(f.read_text())))
+                j = json.loads(f.read_text())
+                log = f.with_suffix(".log")
+                args = case_args(f.stem, cases, log.read_text(errors="replace") if log.exists() else None)
+                out.append((f"{tag}/{f.stem}", {**j, "case_args": args} if args is not None else j))
             elif f.name.endswith((".tgz", ".tar.gz")):
                 with tarfile.open(f) as t:
-                    for m in sorted(t.getmembers(), key=lambda m: m.name):
-                        if m.name.endswith(".json"):
-                            out.append((f"{tag}/{pathlib.Path(m.name).stem}", json.load(t.extractfile(m))))
+                    members = {m.name: m for m in t.getmembers()}
+                    for name in sorted(members):
+                        if not name.endswith(".json"):
+                            continue
+                        j = json.load(t.extractfile(members[name]))
+                        log = members.get(name[:-5] + ".log")
+                        text = t.extractfile(log).read().decode(errors="replace") if log else None
+                        args = case_args(pathlib.Path(name).stem, cases, text)
+                        if args is not None:
+                            j["case_args"] = args
+                        out.append((f"{tag}/{pathlib.Path(name).stem}", j))
     keep = []
     for name, j in out:
         if "per_rank" not in j or j.get("precision") != "double":
@@ -140,13 +218,15 @@ def spmv_us(m, r, cls, own_halo=False):
 
 def halo_us(m, r, cls):
     """The halo block's product on its own in class `cls`: halo_nnz * 12 bytes at its rate and
-    64 * its x_lines at the class's own gather rate (panel's) or else the machine's (machine.cpp's
-    predict)."""
+    64 * its x_lines at the class's own gather rate (panel's) or else the machine's, and for panels
+    32 * its panel_sectors at the sector rate (machine.cpp's predict)."""
     c = m["spmv"][cls]
     t = r.get("halo_nnz", 0) * 12.0 / (c["rate_gbps"] * 1e3)
     gather = c.get("gather_gbps") or m.get("gather_gbps")
     if gather:
         t += 64.0 * r["halo_trial"]["x_lines"] / (gather * 1e3)
+    if c.get("sector_gbps"):  # panels: the ghost sectors each of the halo block's panels reads
+        t += 32.0 * r["halo_trial"].get("panel_sectors", 0) / (c["sector_gbps"] * 1e3)
     return t
 
 
@@ -327,7 +407,8 @@ def fit_one_gpu(runs, formats):
     one = [j for _, j in runs if j["ranks"] == 1 and j.get("order", "none") in ("none", "degree")]
     cols = []
     for f in formats:
-        # (panels only run on blocks of 16 Mi nonzeros and more: hundreds of µs, no floor to tell)
+        # (no floor: the panel applies here are hundreds of µs; `panel` fits it alone on the one-rank
+        # panel products, blocks of 4-16 M nonzeros included since b50a933)
         cols += [(f, k) for k in (("byte", "gather", "sector") if f in SECTOR_FORMATS
                                   else ("floor", "row", "byte", "max_row"))]
     cols.append(("*", "gather"))
@@ -365,12 +446,48 @@ def fit_one_gpu(runs, formats):
     return spmv, (1.0 / sol[-1] if sol[-1] > 0 else 0.0)
 
 
+TRIAL = re.compile(r"(none|rcm|degree) (\S+) ([\d.]+) us")
+
+
+def panel_points(runs):
+    """The one-rank panel products of `runs`, one per matrix (source, seed) and order: (figures, µs) in
+    each order the model knows (none, degree) that the order's trial timed with panel (its
+    order_reason: "none panel 61.2 us, ..."; on one rank the trial times the whole apply), else the
+    apply where the run kept panel in such an order; the first run that has it."""
+    out, seen = [], set()
+    for name, j in runs:
+        r = j["per_rank"][0]
+        if j["ranks"] != 1 or "x_lines" not in r:
+            continue
+        timed = {o: float(t) for o, f, t in TRIAL.findall(j.get("order_reason", "")) if f == "panel"}
+        if r["format"] == "panel" and j.get("order", "none") in ("none", "degree"):
+            timed.setdefault(j.get("order", "none"), j["apply_median_us"])
+        for o, t in timed.items():
+            key = (j["matrix"]["source"], run_key(name, j)[2], o)
+            if key not in seen and (o == "none" or (o == "degree" and "trial" in r)):
+                seen.add(key)
+                out.append((r if o == "none" else degree_figures(r), t))
+    return out
+
+
+def fit_panel(points, m):
+    """Panel's floor on one GPU from panel_points, the rest of its class as `m` has it (rate, its
+    gather rate of x_lines, sector rate: fitted on blocks of 16 M nonzeros and more, where a floor
+    was not to tell): least squares on the relative error, floor = sum((t - S) / t^2) / sum(1 / t^2)
+    with S the class's SpMV without floor. Returns (floor µs, [relative error per product])."""
+    pairs = [(t, spmv_us(m, r, "panel")) for r, t in points]
+    floor = max(0.0, sum((t - s) / t ** 2 for t, s in pairs) / sum(1.0 / t ** 2 for t, _ in pairs))
+    return round(floor, 2), [(s + floor - t) / t for t, s in pairs]
+
+
 def derive(runs):
     """The description fitted to `runs` (see the module's doc)."""
     formats = sorted({r["format"] for _, j in runs for r in j["per_rank"]})
     transports = sorted({j["transport"] for _, j in runs if j["ranks"] > 1})
     one = {j["per_rank"][0]["format"] for _, j in runs if j["ranks"] == 1}
     spmv, gather = fit_one_gpu(runs, sorted(one))
+    if "panel" in spmv and panel_points(runs):  # its floor alone, on the one-rank panel products
+        spmv["panel"]["floor_us"] = fit_panel(panel_points(runs), {"spmv": spmv, "gather_gbps": gather})[0]
     for f in formats:
         spmv.setdefault(f, {"floor_us": 8.0, "row_ns": 0.0, "max_row_ns": 0.0, "rate_gbps": 2000.0})
     m = {"multi_rank_floor_us": 17.0, "gather_gbps": gather, "spmv": spmv,
@@ -423,17 +540,22 @@ def derive(runs):
 # ---- features (distspmv model --per-rank) ---------------------------------------------------------
 
 def recorded_seed(j):
-    """The generator seed the report records (a "seed" field, or --seed in a recorded command line:
-    "command", "command_line" or "argv"), else None. (distspmv's reports up to 2eaa6e6 record neither.)"""
-    for v in (j.get("seed"), j.get("matrix", {}).get("seed")):
+    """The generator seed the report records (matrix.seed or seed: distspmv writes both since
+    2026-12-02, 2eaa6e6's and later reports up to then neither), else --seed in a recorded command
+    line ("command", "command_line", "argv", or "case_args": the run's line of an ab_gpu.sh case
+    list or log, load()); a case's line without --seed ran with the default, 1. None where nothing
+    says."""
+    for v in (j.get("matrix", {}).get("seed"), j.get("seed")):
         if isinstance(v, int):
             return v
-    for k in ("command", "command_line", "argv"):
+    for k in ("command", "command_line", "argv", "case_args"):
         v = j.get(k)
         v = " ".join(map(str, v)) if isinstance(v, list) else v
         found = re.search(r"--seed[= ]+(\d+)", v) if isinstance(v, str) else None
         if found:
             return int(found.group(1))
+        if k == "case_args" and isinstance(v, str):
+            return 1  # (distspmv's default --seed)
     return None
 
 
@@ -441,6 +563,8 @@ def run_key(name, j):
     """(source, partition, seed) of a run: what `distspmv model` needs to recompute it. The seed: the
     report's (recorded_seed), else SEEDS by the run's name, else 1."""
     stem = name.split("/")[1].split(" ")[0]
+    if not j["matrix"]["source"].startswith("gen:"):
+        return j["matrix"]["source"], j["partition"], 1  # (a file takes no seed; its features' key has 1)
     seed = recorded_seed(j)
     if seed is None:
         seed = next((v for k, v in SEEDS.items() if stem.startswith(k)), 1)
@@ -586,7 +710,7 @@ def machine_for(j):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=["derive", "check"])
+    ap.add_argument("what", choices=["derive", "check", "panel"])
     ap.add_argument("inputs", nargs="*")
     ap.add_argument("-o", "--output")
     ap.add_argument("--machine", default="auto", help="description JSON; auto: by each report's GPU (jobs/machines/)")
@@ -602,8 +726,12 @@ def main():
     ap.add_argument("--only", help="only the runs whose name (FOLDER/RUN) matches this regular expression")
     ap.add_argument("--include-unchecked", action="store_true",
                     help="keep the runs without --check (left out by default), named 'RUN (no --check)'")
+    ap.add_argument("--set", choices=["current"],
+                    help="current: the runs at the current revision's apply path (CURRENT), besides any INPUT")
     a = ap.parse_intermixed_args()
-    runs = load(a.inputs or RUNS, a.include_unchecked)
+    runs = load(a.inputs, a.include_unchecked) if a.inputs else [] if a.set else load(RUNS, a.include_unchecked)
+    for item, keep in CURRENT if a.set == "current" else []:
+        runs += [(n, j) for n, j in load([item], a.include_unchecked) if re.search(keep, n)]
     if a.only:
         runs = [(n, j) for n, j in runs if re.search(a.only, n)]
     if not runs:
@@ -612,6 +740,14 @@ def main():
     if cli is None and (REPO / "build/model/apps/distspmv").exists():
         cli = str(REPO / "build/model/apps/distspmv")
     halo = features(runs, cli, a.max_nnz, pathlib.Path(a.features), a.update_features, a.recompute)
+    if a.what == "panel":  # panel's floor alone (fit_panel on the inputs' one-rank panel products)
+        path = machine_for(runs[0][1]) if a.machine == "auto" else pathlib.Path(a.machine)
+        points = panel_points(runs)
+        floor, errs = fit_panel(points, json.loads(path.read_text()))
+        print(json.dumps({"machine": str(path), "panel_floor_us": floor, "products": [
+            {"rows": r["rows"], "nnz": r["nnz"], "x_lines": r["x_lines"], "measured_us": t, "error": round(e, 4)}
+            for (r, t), e in zip(points, errs)]}, indent=1))
+        return
     if a.what == "derive":
         fit_ranks = sorted(int(p) for p in a.fit_ranks.split(",")) if a.fit_ranks else None
         fitted = [(n, j) for n, j in runs if fit_ranks is None or j["ranks"] in fit_ranks]

@@ -240,9 +240,10 @@ void halo_block_figures(const pattern& a, const std::vector<global_index_type>& 
   f.halo_pick = pick.format;
   f.halo_trial = halo_trial_times_panel(stats, pick);
   if (!f.halo_trial) return;
-  std::vector<std::int64_t> stamp(n_ghosts / static_cast<std::size_t>(x_line) + 1, -1);
+  std::vector<std::int64_t> stamp(n_ghosts / 4 + 1, -1);  // (sectors of 4 doubles; lines of 8 fit too)
   std::int64_t group = -1;
   f.halo_x_lines = block_x_lines(row_ptr, col, stamp, group);
+  f.halo_panel_sectors = block_panel_sectors(row_ptr, col, stamp, group);
 }
 
 }  // namespace

@@ -13,9 +13,11 @@
 //                   (the halo block's product, the rank's nonzeros in ghost columns, follows X)
 //   Where the GPU's halo trial times panel on the halo block (rank_figures::halo_trial), the halo
 //   block is predicted on its own, in the pick's class and in panel's (each: halo_nnz * 12 bytes at
-//   the class's rate + 64 * halo_x_lines at its gather rate: panel's own, else the machine's), the
-//   faster by the trial's margin kept: S = S(local block) + H, and H takes the place of
-//   S * halo_nnz / nnz.
+//   the class's rate + 64 * halo_x_lines at its gather rate: panel's own, else the machine's, + for
+//   panels 32 * halo_panel_sectors at the sector rate), the faster by the trial's margin kept:
+//   S = S(local block) + H, and H takes the place of S * halo_nnz / nnz.
+//   (h200_ib.json's panel class since 2026-12-02: a floor, the bytes and the panels' sectors, its
+//   x_lines gather off: jobs/results/2026-12-02_model_check8.)
 // and the apply of the matrix is the slowest rank's. Its bound: the largest of S, the multi-rank
 // floor and the exposed exchange (apply - local; latency or volume, whichever is more). With
 // `--order auto` (predict_rank), a rank whose numbering the sample rule finds not local gets the
@@ -98,6 +100,8 @@ prediction predict(const machine& m, const rank_figures& r, int ranks, int gpus_
     halo_us = static_cast<double>(r.halo_nnz) * 12.0 / (h.rate_gbps * 1e3);
     const double halo_gather = h.gather_gbps > 0 ? h.gather_gbps : m.gather_gbps;
     if (halo_gather > 0) halo_us += 64.0 * static_cast<double>(r.halo_x_lines) / (halo_gather * 1e3);
+    // Panels: the sectors of the ghost vector each of the halo block's panels reads, as the rank's.
+    if (h.sector_gbps > 0) halo_us += 32.0 * static_cast<double>(r.halo_panel_sectors) / (h.sector_gbps * 1e3);
     compute_us += halo_us;
   }
   prediction p;

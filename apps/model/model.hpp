@@ -73,9 +73,12 @@ struct rank_figures {
   /// fitting). halo_x_lines: the halo block's x_lines, the distinct 64-byte lines of the ghost
   /// vector each 32 consecutive halo rows read, with the ghosts in the order order_halo_block gives
   /// them (most used first within each owner's group; the halo rows keep their order).
+  /// halo_panel_sectors: the halo block's panel_sectors (panels as plan_panels cuts its rows, the
+  /// ghosts in that order), the sector term of its panel candidate.
   bool halo_trial = false;
   std::string halo_pick;
   offset_type halo_x_lines = 0;
+  offset_type halo_panel_sectors = 0;
 };
 
 /// Panel sectors are counted from this many local nonzeros (a forced `--format panel` on a
@@ -157,8 +160,9 @@ struct prediction {
 };
 /// `transport_on_host`: empty for the machine's (single_host where ranks <= gpus_per_host).
 /// `halo_cls`: empty, the halo block's product is the rank's SpMV's share halo_nnz / nnz (class
-/// `cls`); else the halo block in that class on its own: halo_nnz * 12 bytes at its rate and
-/// 64 * halo_x_lines at the class's own gather rate (panel's) or else the machine's gather_gbps.
+/// `cls`); else the halo block in that class on its own: halo_nnz * 12 bytes at its rate,
+/// 64 * halo_x_lines at the class's own gather rate (panel's) or else the machine's gather_gbps, and
+/// 32 * halo_panel_sectors at the class's sector rate (panels).
 prediction predict(const machine& m, const rank_figures& r, int ranks, int gpus_per_host, const std::string& cls,
                    const std::string& transport_on_host = "", const std::string& halo_cls = "");
 

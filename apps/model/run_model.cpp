@@ -214,7 +214,9 @@ int run_model(const options& o) {
                               {"degree_formats", f[q].degree_formats}};
       for (std::size_t q = 0; q < f.size(); ++q)
         if (f[q].halo_trial)
-          list[q]["halo_trial"] = {{"pick", f[q].halo_pick}, {"x_lines", f[q].halo_x_lines}};
+          list[q]["halo_trial"] = {{"pick", f[q].halo_pick},
+                                   {"x_lines", f[q].halo_x_lines},
+                                   {"panel_sectors", f[q].halo_panel_sectors}};
     }
     out["per_ranks"].push_back(j);
   }

@@ -5,7 +5,11 @@
 #     rank's rows, nonzeros, ghosts, sends and neighbours exactly as the run's report, and every
 #     figure as jobs/machines/features.json holds it;
 #  2. the Python predict() of the check and the C++ one of `distspmv model` agree (to 1e-6 us) on
-#     every rank of gen:poisson3d:32 at 1, 2, 4 and 16 ranks, 2 GPUs per host (hosts included).
+#     every rank of gen:poisson3d:32 at 1, 2, 4 and 16 ranks, 2 GPUs per host (hosts included);
+#  3. the same with the H200 description where its panel terms count: gen:rmat:20:16 on 1 GPU (panel
+#     in degree order: panel's floor) and 2 (the halo blocks' trial of panel: their panel_sectors);
+#  4. the generator seed of a run: the report's matrix.seed, else (reports before 2026-12-02) its
+#     line in the case list beside an ab_gpu.sh runs.tgz (RESULTS/runN/cases*.txt).
 # Usage: model_check_test.sh PYTHON3 SOURCE_DIR DISTSPMV WORK_DIR
 set -euo pipefail
 py=$1 src=$2 cli=$3 work=$4
@@ -35,4 +39,46 @@ for e in j["per_ranks"]:
     if abs(apply - e["predicted"]["apply_us"]) > 1e-6:
         sys.exit(f"P={p}: Python {apply} us, distspmv model {e['predicted']['apply_us']} us")
 print("Python and C++ predictions agree")
+PY
+"$cli" model gen:rmat:20:16 --seed 11 --ranks 1,2 --machine "$src/jobs/machines/h200_ib.json" --per-rank \
+  --json "$work/model_panel.json" > /dev/null
+"$py" - "$src" "$work/model_panel.json" <<'PY'
+import json, sys
+sys.path.insert(0, sys.argv[1] + "/jobs")
+import model_check
+j = json.load(open(sys.argv[2]))
+m = json.load(open(j["machine"]["file"]))
+assert j["predicted_one_gpu"]["format"] == "panel", j["predicted_one_gpu"]
+for e in j["per_ranks"]:
+    p, ranks = e["ranks"], [{**r, "format": j["format_class"]} for r in e["per_rank"]]
+    assert p == 1 or all("halo_trial" in r for r in ranks), "no halo trial at 2 ranks"
+    apply = max(model_check.predict_rank(m, r, p, None, "auto" if "trial" in r else "none")[0] for r in ranks)
+    if abs(apply - e["predicted"]["apply_us"]) > 1e-6:
+        sys.exit(f"rmat:20:16, P={p}: Python {apply} us, distspmv model {e['predicted']['apply_us']} us")
+print("Python and C++ predictions agree on panel blocks (floor, halo trial)")
+PY
+"$cli" gen:rmat:10:8 --seed 7 --backend host --iters 1 --check --json "$work/seeded.json" > /dev/null
+"$py" - "$src" "$work" <<'PY'
+import json, pathlib, shutil, sys, tarfile
+sys.path.insert(0, sys.argv[1] + "/jobs")
+import model_check
+work = pathlib.Path(sys.argv[2])
+j = json.loads((work / "seeded.json").read_text())
+assert model_check.recorded_seed(j) == 7, "matrix.seed not read"
+for k in ("seed", "partition_seed", "requested"):  # a report of before 2026-12-02
+    j.pop(k)
+j["matrix"].pop("seed")
+run = work / "ab/2026-12-02_example/run1"
+shutil.rmtree(work / "ab", ignore_errors=True)
+(run / "runs").mkdir(parents=True)
+(run / "cases1.txt").write_text("# name ranks args\nseeded 1 gen:rmat:10:8 --seed 7 --vs-cusparse\nplain 1 gen:rmat:10:8\n")
+for name in ("seeded_new", "seeded_old", "plain_new"):
+    (run / "runs" / f"{name}.json").write_text(json.dumps(j))
+with tarfile.open(run / "runs.tgz", "w:gz") as t:
+    t.add(run / "runs", arcname="runs")
+shutil.rmtree(run / "runs")
+got = {n: model_check.run_key(n, r)[2] for n, r in model_check.load([run / "runs.tgz"])}
+want = {"example_run1/seeded_new": 7, "example_run1/seeded_old": 7, "example_run1/plain_new": 1}
+assert got == want, got
+print("seeds from matrix.seed and from the case list:", got)
 PY
