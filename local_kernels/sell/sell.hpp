@@ -52,7 +52,9 @@
 // one row pointer per position of the top slice (spill_ptr[32 b + l], lanes l = 0..31 of block b).
 // The rows are sorted longest first, so the lanes that spill are a prefix of the slice. The kernel
 // gathers a spilled row's entries a warp at a time from the block's staged window (which covers
-// them) and adds them after the row's slots.
+// them) and adds them after the row's slots. Each spilled row is one more item of its block, a
+// round trip or two of one warp: spill_cap charges it spill_row_bytes, so that short excesses stay
+// padded (a block of equal rows spills nothing).
 //
 // Invariants: slice_ptr has ceil(rows / C) + 1 entries, non-decreasing, multiples of C; within a
 // sigma-window the row lengths are non-increasing, ties in original order; rows and perm are
@@ -85,6 +87,9 @@ struct sell_params {
   /// x windows sorted in the whole block: cap each block's first slice and spill its rows' excess
   /// (see above); ignored otherwise.
   bool top_spill = false;
+  /// What a spilled row costs besides its entries, in bytes of slots: its warp's round trips
+  /// (spill_cap). Rows spill only where they save more.
+  int spill_row_bytes = 1024;
 };
 
 /// Sorted positions per x window block (64 slices of 32), and the largest window staged.
@@ -173,9 +178,11 @@ int window_capacity(const std::vector<index_type>& begin, const std::vector<inde
 /// Whether a build spills its blocks' top slices: top_spill, x windows and sigma = window_rows.
 bool spills(const sell_params& params, int sigma);
 /// The width of a top slice with sorted lengths len[0] >= ... >= len[31] (0 past the rows) that
-/// stores it in the fewest bytes: slot_bytes per slot of 32 * width, spill_bytes per entry past the
-/// width; ties go to the wider (less spill). The GPU builder computes the same.
-offset_type spill_cap(const offset_type (&len)[32], std::size_t slot_bytes, std::size_t spill_bytes);
+/// costs the fewest bytes: slot_bytes per slot of 32 * width, spill_bytes per entry past the width
+/// and row_bytes per row with such entries; ties go to the wider (less spill). The GPU builder
+/// computes the same.
+offset_type spill_cap(const offset_type (&len)[32], std::size_t slot_bytes, std::size_t spill_bytes,
+                      std::size_t row_bytes);
 /// The automatic sigma's byte model from the stored entries (padding included) of the unsorted
 /// and the sorted order: whether to sort; `why` gets the text for stats.params.
 bool sorting_pays(offset_type unsorted_slots, offset_type sorted_slots, global_index_type rows,

@@ -108,6 +108,8 @@ void check_params(global_index_type rows, const sell_params& params, const char*
                     "needs C = 32, R = 1 and sigma 0, 1 or a divisor of " + std::to_string(window_rows) + " (C = " +
                         std::to_string(c) + ", R = " + std::to_string(r) + ", sigma = " +
                         std::to_string(params.sigma) + ")");
+  if (params.spill_row_bytes < 0)
+    DSPMV_BAD_INPUT(source, "spill_row_bytes", std::to_string(params.spill_row_bytes) + " is negative");
   if (params.sigma < 0 || (params.sigma > 1 && params.sigma % c != 0))
     DSPMV_BAD_INPUT(source, "sigma",
                     "sigma = " + std::to_string(params.sigma) + " is not 0 (choose), 1 or a multiple of C = " +
@@ -120,12 +122,15 @@ bool spills(const sell_params& params, int sigma) {
   return params.top_spill && params.x_windows && sigma == window_rows;
 }
 
-offset_type spill_cap(const offset_type (&len)[32], std::size_t slot_bytes, std::size_t spill_bytes) {
+offset_type spill_cap(const offset_type (&len)[32], std::size_t slot_bytes, std::size_t spill_bytes,
+                      std::size_t row_bytes) {
   // The bytes are piecewise linear in the width, with kinks at the rows' lengths: the best width is one of them.
   offset_type best = len[0], best_bytes = -1;
   for (int l = 0; l < 32; ++l) {
     offset_type bytes = 32 * len[l] * static_cast<offset_type>(slot_bytes);
-    for (int k = 0; k < l; ++k) bytes += (len[k] - len[l]) * static_cast<offset_type>(spill_bytes);
+    for (int k = 0; k < l; ++k)
+      if (len[k] > len[l])
+        bytes += (len[k] - len[l]) * static_cast<offset_type>(spill_bytes) + static_cast<offset_type>(row_bytes);
     if (best_bytes < 0 || bytes < best_bytes) {
       best = len[l];
       best_bytes = bytes;
@@ -240,7 +245,8 @@ sell_matrix<V> build(const csr_matrix<V, index_type>& a, const sell_params& para
     if (spill && s % (window_rows / 32) == 0) {  // a block's top slice (C = 32)
       offset_type len[32];
       for (int l = 0; l < 32; ++l) len[l] = position_length(s * 32 + l);
-      width = detail::spill_cap(len, sizeof(V) + (params.column_offsets ? 2 : 4), sizeof(V) + sizeof(index_type));
+      width = detail::spill_cap(len, sizeof(V) + (params.column_offsets ? 2 : 4), sizeof(V) + sizeof(index_type),
+                                static_cast<std::size_t>(params.spill_row_bytes));
     }
     m.slice_ptr[s + 1] = m.slice_ptr[s] + width * c;
   }

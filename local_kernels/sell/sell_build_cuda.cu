@@ -375,7 +375,7 @@ void drop_identity(row_order& o, global_index_type rows) {
 __global__ void __launch_bounds__(block)
     top_caps_kernel(const offset_type* __restrict__ row_ptr, const index_type* __restrict__ order,
                     global_index_type rows, global_index_type blocks, offset_type slot_bytes, offset_type spill_bytes,
-                    offset_type* __restrict__ caps, offset_type* __restrict__ counts) {
+                    offset_type row_bytes, offset_type* __restrict__ caps, offset_type* __restrict__ counts) {
   const int lane = threadIdx.x % 32;
   const global_index_type warps = static_cast<global_index_type>(gridDim.x) * (block / 32);
   for (global_index_type b = (blockIdx.x * static_cast<global_index_type>(block) + threadIdx.x) / 32; b < blocks;
@@ -386,7 +386,7 @@ __global__ void __launch_bounds__(block)
     offset_type bytes = 32 * len * slot_bytes;
     for (int k = 0; k < 32; ++k) {
       const offset_type other = __shfl_sync(0xffffffffu, len, k);
-      if (k < lane) bytes += (other - len) * spill_bytes;
+      if (k < lane && other > len) bytes += (other - len) * spill_bytes + row_bytes;
     }
     int best = lane;
     for (int d = 16; d > 0; d /= 2) {  // the smallest bytes, the first lane among equals
@@ -454,7 +454,7 @@ struct spill_plan {
 
 /// Caps the top slices of `o` (slice_ptr and slots rewritten) and counts the spill (3b).
 spill_plan plan_spill(const offset_type* row_ptr, global_index_type rows, global_index_type slices, row_order& o,
-                      std::size_t slot_bytes, std::size_t spill_bytes) {
+                      std::size_t slot_bytes, std::size_t spill_bytes, std::size_t row_bytes) {
   spill_plan sp;
   const global_index_type blocks = (slices + window_rows / 32 - 1) / (window_rows / 32);
   if (blocks == 0) return sp;
@@ -465,7 +465,8 @@ spill_plan plan_spill(const offset_type* row_ptr, global_index_type rows, global
   DSPMV_CUDA_CHECK(cudaMemsetAsync(counts + 32 * blocks, 0, sizeof(offset_type), nullptr));
   top_caps_kernel<<<grid_for(32 * blocks), block, 0, nullptr>>>(row_ptr, o.perm, rows, blocks,
                                                                 static_cast<offset_type>(slot_bytes),
-                                                                static_cast<offset_type>(spill_bytes), caps, counts);
+                                                                static_cast<offset_type>(spill_bytes),
+                                                                static_cast<offset_type>(row_bytes), caps, counts);
   DSPMV_CUDA_CHECK_LAUNCH(nullptr);
   capped_slots_kernel<<<grid_for(slices + 1), block, 0, nullptr>>>(o.slice_ptr, caps, slices, slots);
   DSPMV_CUDA_CHECK_LAUNCH(nullptr);
@@ -537,7 +538,7 @@ device_built<sell_view<V>> build_cuda(device_csr<V>&& a, const sell_params& para
   spill_plan spill;
   if (detail::spills(params, sigma))
     spill = plan_spill(d.row_ptr, rows, slices, chosen, sizeof(V) + (params.column_offsets ? 2 : 4),
-                       sizeof(V) + sizeof(index_type));
+                       sizeof(V) + sizeof(index_type), static_cast<std::size_t>(params.spill_row_bytes));
 
   device_built<sell_view<V>> built;
   built.view.rows = rows;

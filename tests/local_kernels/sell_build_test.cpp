@@ -300,9 +300,13 @@ TEST(SellBuild, TopSliceSpillsTheExcessOfItsLongestRows) {
   // Only with x windows sorted in the whole block.
   EXPECT_TRUE(sell::build(a, sell::sell_params{32, 64, 1, true, true, true}).spill_ptr.empty());
   EXPECT_TRUE(sell::build(a, sell::sell_params{32, 0, 1, true, false, true}).spill_ptr.empty());
-  // One row: the top slice takes width 0 and the row is all spill; its window still covers it.
+  // One row, at no cost per spilled row: the top slice takes width 0 and the row is all spill; its
+  // window still covers it. At the default cost it stays in the slice.
   const auto one = test::from_rows(50, {{{3, 1.0}, {9, 2.0}, {40, 3.0}}});
-  const auto o = sell::build(one, spill);
+  EXPECT_TRUE(sell::build(one, spill).spill_ptr.empty());
+  sell::sell_params free_rows = spill;
+  free_rows.spill_row_bytes = 0;
+  const auto o = sell::build(one, free_rows);
   EXPECT_EQ(o.slice_ptr.back(), 0);
   std::vector<offset_type> one_ptr(33, 3);  // lane 0 spills 3 entries; positions 1-31 lie past the rows
   one_ptr[0] = 0;
@@ -316,15 +320,19 @@ TEST(SellBuild, TopSliceSpillsTheExcessOfItsLongestRows) {
 
 TEST(SellBuild, SpillCapStoresTheTopSliceInTheFewestBytes) {
   offset_type len[32] = {};
-  EXPECT_EQ(sell::detail::spill_cap(len, 10, 12), 0);  // empty: width 0, nothing spills
+  EXPECT_EQ(sell::detail::spill_cap(len, 10, 12, 0), 0);  // empty: width 0, nothing spills
   len[0] = 100;
-  EXPECT_EQ(sell::detail::spill_cap(len, 10, 12), 0);  // one row: all of it in the spill
+  EXPECT_EQ(sell::detail::spill_cap(len, 10, 12, 0), 0);  // one row: all of it in the spill
   for (int l = 0; l < 32; ++l) len[l] = 20;
   len[0] = 1000;
-  EXPECT_EQ(sell::detail::spill_cap(len, 10, 12), 20);  // one long row over 31 equal ones
+  EXPECT_EQ(sell::detail::spill_cap(len, 10, 12, 0), 20);  // one long row over 31 equal ones
   for (int l = 0; l < 32; ++l) len[l] = 64 - l;  // gentle slope: spilling 1 entry per row of 27 costs more
-  EXPECT_EQ(sell::detail::spill_cap(len, 10, 12), 64 - 26);
-  EXPECT_EQ(sell::detail::spill_cap(len, 12, 12), 64 - 31);  // equal costs: cap at the shortest
+  EXPECT_EQ(sell::detail::spill_cap(len, 10, 12, 0), 64 - 26);
+  EXPECT_EQ(sell::detail::spill_cap(len, 12, 12, 0), 64 - 31);  // equal costs: cap at the shortest
+  // A row's cost: short excesses stay padded; one very long row still spills.
+  EXPECT_EQ(sell::detail::spill_cap(len, 10, 12, 1024), 64);
+  len[0] = 2000;
+  EXPECT_EQ(sell::detail::spill_cap(len, 10, 12, 1024), 63);
 }
 
 TEST(SellBuild, HostSpmvMatchesCsr) {

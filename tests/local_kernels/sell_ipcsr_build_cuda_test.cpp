@@ -27,13 +27,14 @@ using SellIpcsrBuildCuda = test::cuda_test;
 /// The SELL parameters checked: the registry's variants (sell, sell-c32-s1, sell-c64-r2, with
 /// 16-bit column offsets where they fit; sell-i32; sell-w with its top-slice spill), then an
 /// explicit window, four 32-row groups per slice, C = 64 without sorting, 32-bit, x windows with
-/// 32-bit columns, with sorting in windows of 64 (the spill asked for but not made), and without
-/// the spill.
+/// 32-bit columns, with sorting in windows of 64 (the spill asked for but not made), without the
+/// spill, and with spilled rows at no cost (most top-slice rows spill).
 std::vector<sell::sell_params> sell_variants() {
   return {{32, 0, 1},           {32, 1, 1},           {64, 0, 2},
           {32, 0, 1, false},    {32, 0, 1, true, true, true},
           {32, 512, 1, false},  {128, 128, 2},        {64, 1, 1, false},
-          {32, 0, 1, false, true, true}, {32, 64, 1, true, true, true}, {32, 0, 1, true, true}};
+          {32, 0, 1, false, true, true}, {32, 64, 1, true, true, true}, {32, 0, 1, true, true},
+          {32, 0, 1, true, true, true, 0}};
 }
 
 /// The IPCSR parameters checked: the default (Hopper), the registry's for CUDA, and small stages
@@ -46,7 +47,8 @@ std::vector<ipcsr::ipcsr_params> ipcsr_variants() {
 std::string describe(const sell::sell_params& p) {
   return "C=" + std::to_string(p.slice_size) + " sigma=" + std::to_string(p.sigma) +
          " R=" + std::to_string(p.rows_per_thread) + (p.column_offsets ? "" : " 32-bit columns") +
-         (p.x_windows ? " x windows" : "") + (p.top_spill ? " top spill" : "");
+         (p.x_windows ? " x windows" : "") +
+         (p.top_spill ? " top spill, " + std::to_string(p.spill_row_bytes) + " bytes a row" : "");
 }
 std::string describe(const ipcsr::ipcsr_params& p) { return "shared_bytes=" + std::to_string(p.shared_bytes); }
 
