@@ -251,24 +251,6 @@ const std::vector<entry>& table() {
     t.push_back(make_entry({"sell-w", "sell", true, true,
                             "SELL-32-2048 with x windows: each 2048-row block's x in shared memory, long slices cut, top slice's excess spilled"},
                            sell_variant("sell-w", 32, 0, 1, true, true), sell_device("sell-w", 32, 0, 1, true, true)));
-    // EXPERIMENT (issue 37, 2026-12-02): sell-w without the spill, and with other costs per spilled row.
-    auto sell_w_experiment = [](const char* name, bool spill, int row_bytes) {
-      return make_entry({name, "sell", true, true, "EXPERIMENT: sell-w with another spill setting"},
-                        [=](const auto& a, backend b) {
-                          using V = typename std::decay_t<decltype(a)>::value_type;
-                          const sell::sell_params p{32, 0, 1, sizeof(V) == sizeof(double), true, spill, row_bytes};
-                          return make_format<sell::traits, V>(name, [&] { return sell::build(a, p); }, b);
-                        },
-                        [=](auto&& a) {
-                          using V = typename std::decay_t<decltype(a)>::value_type;
-                          const sell::sell_params p{32, 0, 1, sizeof(V) == sizeof(double), true, spill, row_bytes};
-                          return make_device_format<sell::traits, V>(
-                              name, std::move(a), [&](device_csr<V>&& d) { return sell::build_cuda(std::move(d), p); });
-                        });
-    };
-    t.push_back(sell_w_experiment("sell-w-flat", false, 0));
-    t.push_back(sell_w_experiment("sell-w-r0", true, 0));
-    t.push_back(sell_w_experiment("sell-w-r2048", true, 2048));
     t.push_back(make_entry({"sell-i32", "sell", true, true, "SELL-32-sigma as `sell`, always 32-bit columns"},
                            sell_variant("sell-i32", 32, 0, 1, false), sell_device("sell-i32", 32, 0, 1, false)));
     t.push_back(make_entry({"sell-c32-s1", "sell", true, true, "SELL-32-1: slices of 32 rows, no sorting, no perm"},

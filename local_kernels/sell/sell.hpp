@@ -88,8 +88,9 @@ struct sell_params {
   /// (see above); ignored otherwise.
   bool top_spill = false;
   /// What a spilled row costs besides its entries, in bytes of slots: its warp's round trips
-  /// (spill_cap). Rows spill only where they save more.
-  int spill_row_bytes = 1024;
+  /// (spill_cap). Rows spill only where they save more. 2048: no loss where rows are near equal
+  /// (0 cost 1.20x there, 1024 1.02x; jobs/results/2026-12-02_h200_sell_spill run 4).
+  int spill_row_bytes = 2048;
 };
 
 /// Sorted positions per x window block (64 slices of 32), and the largest window staged.
