@@ -8,7 +8,10 @@
 // shared-memory wavefronts instead of up to 32 L2 sectors (csr-split's bound, local_kernels/
 // README.md). Its warps take the block's slices one by one (sorted longest first); a slice wider
 // than chunk_steps is cut into chunks whose partial sums meet in shared memory and are added in
-// chunk order after the block's barrier, so that one long row does not hold the block up.
+// chunk order after the block's barrier, so that one long row does not hold the block up. Where
+// the builder spilled a block's top-slice rows (sell.hpp), window_kernel<..., Spill = true> first
+// sums each spilled row with one warp, and the top slice adds its slots' sums and then the spill's
+// after the barrier.
 //
 // The plain kernel's tuning constants are those of its first version (the `--format all` runs of
 // local_kernels/README.md compare sell, sell-c32-s1 and sell-c64-r2); the x-window constants are
