@@ -8,7 +8,8 @@
 #
 # CASES: a file, one case a line: NAME RANKS ARGS... (ARGS as for distspmv; '#' starts a comment),
 # e.g. "rmat2216_g4 4 gen:rmat:22:16 --seed 11 --vs-cusparse". Runs are $OUT/runs/NAME_new and
-# NAME_old (.json, .log: its first line the command); $OUT/progress.txt has each run's report lines; $OUT/runs.tgz all of them.
+# NAME_old (.json, .log: its first line the command); $OUT/progress.txt has each run's report
+# lines; $OUT/runs.tgz all of them.
 #
 # OLD_SRC: the old revision's source, e.g. made here with
 #   rm -rf .device-old && mkdir .device-old && git archive REV | tar -x -C .device-old
