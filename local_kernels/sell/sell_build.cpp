@@ -319,12 +319,13 @@ csr_matrix<V, index_type> to_csr(const sell_matrix<V>& m) {
       a.col_idx.push_back(m.col_offset.empty() ? m.col_idx[at] : static_cast<index_type>(i + m.col_offset[at]));
       a.values.push_back(m.values[at]);
     }
-    if (!m.spill_ptr.empty() && i % window_rows < 32)  // the rest of a top-slice row: its spill
-      for (offset_type k = m.spill_ptr[i / window_rows * 32 + i % 32]; k < m.spill_ptr[i / window_rows * 32 + i % 32 + 1];
-           ++k) {
+    if (!m.spill_ptr.empty() && i % window_rows < 32) {  // the rest of a top-slice row: its spill
+      const global_index_type p = i / window_rows * 32 + i % 32;
+      for (offset_type k = m.spill_ptr[p]; k < m.spill_ptr[p + 1]; ++k) {
         a.col_idx.push_back(m.spill_col[k]);
         a.values.push_back(m.spill_val[k]);
       }
+    }
     a.row_ptr.push_back(static_cast<offset_type>(a.col_idx.size()));
   }
   return a;
