@@ -4,6 +4,7 @@
     python3 jobs/model_check.py derive [-o FILE.json] [--fit-ranks 1,2] [INPUT ...]
     python3 jobs/model_check.py check  [--machine FILE.json] [-o DIR] [--cli BUILD/apps/distspmv] [INPUT ...]
     python3 jobs/model_check.py panel  [--machine FILE.json] [--set current] [INPUT ...]   (panel's floor)
+    python3 jobs/model_check.py order  [--format csr] [INPUT ...]   (a class's order_gather_gbps)
 
 The model (apps/model/machine.cpp computes the same): for one rank, B = nnz * 12 + rows * 24 bytes
 (CSR-equivalent) and G = 64 * x_lines (x_lines: the distinct 64-byte lines of x that each 32
@@ -22,6 +23,11 @@ consecutive rows of the local block read, summed; `distspmv model --per-rank` gi
 panel   fits panel's floor on one GPU alone (the rest of its class as --machine has it) to the inputs'
         one-rank panel products: the order trial's "ORDER panel T us" (none, degree) where it timed
         panel, else the apply (panel_points, fit_panel).
+order   fits a class's order_gather_gbps (check 9, 2026-12-02): where the order's trial times the
+        selector's pick alone in each order (small irregular blocks: CSR), the model predicts degree
+        order as the read order plus 64 * (degree_x_lines - x_lines) at that rate, kept by the
+        trial's margin; the rate by least squares through the origin on the one-rank trials' own
+        timings, degree minus none (order_points, fit_order_gather), each matrix also left out.
 derive  fits the machine description to the runs (distspmv's --json reports, one file per run): per
         format floor, row_ns and rate, the gather rate, the floor F of an apply on several ranks,
         each transport's latency, per-neighbour cost, bandwidth and overlap, by coordinate descent
@@ -230,12 +236,13 @@ def halo_us(m, r, cls):
     return t
 
 
-def predict(m, r, ranks, cls, transport=None, gpus_per_host=8, halo_cls=None):
+def predict(m, r, ranks, cls, transport=None, gpus_per_host=8, halo_cls=None, order_us=0.0):
     """apps/model/machine.cpp's predict() for one rank's figures: (local, exchange, apply) in µs.
     `transport`: on one host (None: the description's single_host or on_host by ranks). `halo_cls`:
-    the halo block on its own in that class (None: its share halo_nnz / nnz of the rank's SpMV)."""
+    the halo block on its own in that class (None: its share halo_nnz / nnz of the rank's SpMV).
+    `order_us`: added to the local block's SpMV (an order's change of gathers, predict_rank)."""
     own = ranks > 1 and halo_cls is not None
-    compute = spmv_us(m, r, cls, own)
+    compute = spmv_us(m, r, cls, own) + order_us
     h = halo_us(m, r, halo_cls) if own else None
     if own:
         compute += h
@@ -279,20 +286,29 @@ def predict_rank(m, r, ranks, transport, order):
     def cls(f):
         return f if f in m["spmv"] else r["format"] if r["format"] in m["spmv"] else "general"
 
-    def one(fig, o, f):
+    def one(fig, o, f, order_us=0.0):
         if ranks > 1 and "halo_trial" in r and "panel" in m["spmv"]:
             # the halo block's trial: its pick and panel each on its own, panel kept by the margin
             pick = cls(r["halo_trial"]["pick"])
             h = pick if halo_us(m, r, "panel") >= halo_us(m, r, pick) * (1 - ORDER_MARGIN) else "panel"
-            return predict(m, fig, ranks, cls(f), transport, halo_cls=h)[2], o, f
-        return predict(m, fig, ranks, cls(f), transport)[2], o, f
+            return predict(m, fig, ranks, cls(f), transport, halo_cls=h, order_us=order_us)[2], o, f
+        return predict(m, fig, ranks, cls(f), transport, order_us=order_us)[2], o, f
     if order == "degree":
         return one(degree_figures(r), "degree", r["format"])
     if order != "auto" or "trial" not in r:
         return one(r, "none", r["format"])
-    best = min(one(r, "none", f) for f in (r["trial"]["none_formats"] or [r["format"]]))
-    if "panel" in r["trial"]["degree_formats"]:
+    t = r["trial"]
+    best = min(one(r, "none", f) for f in (t["none_formats"] or [r["format"]]))
+    if "panel" in t["degree_formats"]:
         d = one(degree_figures(r), "degree", "panel")
+        # degree kept with panel only where its panels also read fewer sectors by the margin
+        fewer_sectors = t["degree_panel_sectors"] < r.get("panel_sectors", 0) * (1 - ORDER_MARGIN)
+        if d[0] < best[0] * (1 - ORDER_MARGIN) and fewer_sectors:
+            best = d
+    # the pick alone in each order: degree's change of x_lines at the class's order_gather_gbps
+    g = m["spmv"][cls(r["format"])].get("order_gather_gbps", 0.0)
+    if not t["degree_formats"] and g > 0:
+        d = one(r, "degree", r["format"], 64.0 * (t["degree_x_lines"] - r["x_lines"]) / (g * 1e3))
         if d[0] < best[0] * (1 - ORDER_MARGIN):
             best = d
     return best
@@ -478,6 +494,36 @@ def fit_panel(points, m):
     pairs = [(t, spmv_us(m, r, "panel")) for r, t in points]
     floor = max(0.0, sum((t - s) / t ** 2 for t, s in pairs) / sum(1.0 / t ** 2 for t, _ in pairs))
     return round(floor, 2), [(s + floor - t) / t for t, s in pairs]
+
+
+def order_points(runs, fmt="csr"):
+    """The one-rank order trials that timed the selector's pick `fmt` alone in the read and the degree
+    order (order_reason "none csr 10.1 us, rcm csr 9.2 us, degree csr 9.1 us"; the trial times the
+    whole product on one rank, in batches): (source, 64 * (degree_x_lines - x_lines) / 1e3, degree µs
+    - none µs) per distinct trial (the same matrix, revision and timings once)."""
+    out, seen = [], set()
+    for name, j in runs:
+        r = j["per_rank"][0]
+        if j["ranks"] != 1 or "trial" not in r or r["trial"]["degree_formats"]:
+            continue
+        timed = {o: float(t) for o, f, t in TRIAL.findall(j.get("order_reason", "")) if f == fmt}
+        key = (j["matrix"]["source"], j["git_revision"], timed.get("none"), timed.get("degree"))
+        if "none" not in timed or "degree" not in timed or key in seen:
+            continue
+        seen.add(key)
+        out.append((j["matrix"]["source"].split("/")[-1],
+                    64.0 * (r["trial"]["degree_x_lines"] - r["x_lines"]) / 1e3, timed["degree"] - timed["none"]))
+    return out
+
+
+def fit_order_gather(points):
+    """order_gather_gbps: the rate at which degree order's change of x lines changes the trial's time,
+    least squares through the origin on order_points (GB/s), and the same with each matrix left out."""
+    def rate(pts):
+        c = sum(dx * dt for _, dx, dt in pts) / sum(dx * dx for _, dx, dt in pts)
+        return round(1.0 / c, 1) if c > 0 else 0.0
+    names = sorted({n for n, _, _ in points})
+    return rate(points), {n: rate([p for p in points if p[0] != n]) for n in names}
 
 
 def derive(runs):
@@ -710,7 +756,7 @@ def machine_for(j):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=["derive", "check", "panel"])
+    ap.add_argument("what", choices=["derive", "check", "panel", "order"])
     ap.add_argument("inputs", nargs="*")
     ap.add_argument("-o", "--output")
     ap.add_argument("--machine", default="auto", help="description JSON; auto: by each report's GPU (jobs/machines/)")
@@ -721,6 +767,7 @@ def main():
     ap.add_argument("--max-nnz", type=float, default=3e8, help="--cli: recompute runs up to this many nonzeros")
     ap.add_argument("--features", default=str(FEATURES), help="the per-rank figures of the runs' matrices (JSON)")
     ap.add_argument("--update-features", action="store_true", help="--cli: write what was computed to --features")
+    ap.add_argument("--format", default="csr", help="order: the class whose trials are fitted (default csr)")
     ap.add_argument("--fit-ranks", help="derive: fit only the runs of these rank counts (e.g. 1,2)")
     ap.add_argument("--header", default="", help="derive: the description's 'description' field")
     ap.add_argument("--only", help="only the runs whose name (FOLDER/RUN) matches this regular expression")
@@ -747,6 +794,16 @@ def main():
         print(json.dumps({"machine": str(path), "panel_floor_us": floor, "products": [
             {"rows": r["rows"], "nnz": r["nnz"], "x_lines": r["x_lines"], "measured_us": t, "error": round(e, 4)}
             for (r, t), e in zip(points, errs)]}, indent=1))
+        return
+    if a.what == "order":  # the class's order_gather_gbps (fit_order_gather on the inputs' trials)
+        points = order_points(runs, a.format)
+        if not points:
+            sys.exit(f"model_check.py: no one-rank trial of {a.format} in the read and the degree order in the inputs")
+        rate, loo = fit_order_gather(points)
+        print(json.dumps({"format": a.format, "order_gather_gbps": rate, "leave_one_matrix_out": loo,
+                          "trials": [{"matrix": n, "delta_x_kb": round(dx, 1), "delta_us": round(dt, 2),
+                                      "predicted_delta_us": round(dx / rate, 2) if rate else None}
+                                     for n, dx, dt in points]}, indent=1))
         return
     if a.what == "derive":
         fit_ranks = sorted(int(p) for p in a.fit_ranks.split(",")) if a.fit_ranks else None

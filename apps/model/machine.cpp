@@ -22,7 +22,10 @@
 // floor and the exposed exchange (apply - local; latency or volume, whichever is more). With
 // `--order auto` (predict_rank), a rank whose numbering the sample rule finds not local gets the
 // figures of its block in degree order beside the read order's, and keeps the order and format of
-// the trial's fastest candidate.
+// the trial's fastest candidate: degree with panel only where its panels also read fewer sectors
+// by the margin; where the trial times the selector's pick alone in each order (small CSR blocks),
+// degree predicted as the read order + 64 * (degree_x_lines - x_lines) / order_gather[class]
+// (h200_ib.json's csr since 2026-12-02: jobs/results/2026-12-02_model_check9).
 // jobs/model_check.py computes the same and fits the description to measured runs.
 #include <algorithm>
 #include <fstream>
@@ -64,7 +67,8 @@ machine read_machine(const std::string& path) {
     for (const auto& [name, c] : j.at("spmv").items())
       m.classes.emplace_back(name, spmv_class{c.at("floor_us").get<double>(), c.value("row_ns", 0.0),
                                               c.value("max_row_ns", 0.0), c.at("rate_gbps").get<double>(),
-                                              c.value("gather_gbps", 0.0), c.value("sector_gbps", 0.0)});
+                                              c.value("gather_gbps", 0.0), c.value("sector_gbps", 0.0),
+                                              c.value("order_gather_gbps", 0.0)});
     for (const auto& [name, x] : j.at("exchange").items())
       m.transports.emplace_back(name, exchange_figures{x.at("latency_us").get<double>(), x.at("per_neighbour_us").get<double>(),
                                                        x.at("bandwidth_gbps").get<double>(), x.at("overlap").get<double>()});
@@ -81,7 +85,7 @@ machine read_machine(const std::string& path) {
 }
 
 prediction predict(const machine& m, const rank_figures& r, int ranks, int gpus_per_host, const std::string& cls,
-                   const std::string& transport_on_host, const std::string& halo_cls) {
+                   const std::string& transport_on_host, const std::string& halo_cls, double order_us) {
   const spmv_class& c = m.spmv(cls);
   // The halo block on its own (halo_cls): its nonzeros' bytes leave the rank's class.
   const bool own_halo = ranks > 1 && !halo_cls.empty();
@@ -92,6 +96,7 @@ prediction predict(const machine& m, const rank_figures& r, int ranks, int gpus_
   const double gather = c.gather_gbps > 0 ? c.gather_gbps : m.gather_gbps;
   if (gather > 0) compute_us += 64.0 * static_cast<double>(r.x_lines) / (gather * 1e3);
   if (c.sector_gbps > 0) compute_us += 32.0 * static_cast<double>(r.panel_sectors) / (c.sector_gbps * 1e3);
+  compute_us += order_us;
   double halo_us = 0;
   if (own_halo) {
     // Its rows' y go to a buffer scattered after it: nonzeros only, and its gathers (halo_x_lines)
@@ -161,11 +166,11 @@ prediction predict_rank(const machine& m, const rank_figures& r, int ranks, int 
   // The halo block's trial (halo_trial): where it times panel, the pick and panel each on its own,
   // panel kept where its product is faster by the margin.
   const bool halo_trial = ranks > 1 && r.halo_trial && has("panel");
-  const auto one = [&](const rank_figures& f, const std::string& o, const std::string& format) {
-    prediction p = predict(m, f, ranks, gpus_per_host, class_of(format), transport_on_host);
+  const auto one = [&](const rank_figures& f, const std::string& o, const std::string& format, double order_us = 0) {
+    prediction p = predict(m, f, ranks, gpus_per_host, class_of(format), transport_on_host, "", order_us);
     if (halo_trial) {
-      p = predict(m, f, ranks, gpus_per_host, class_of(format), transport_on_host, class_of(r.halo_pick));
-      const auto panel = predict(m, f, ranks, gpus_per_host, class_of(format), transport_on_host, "panel");
+      p = predict(m, f, ranks, gpus_per_host, class_of(format), transport_on_host, class_of(r.halo_pick), order_us);
+      const auto panel = predict(m, f, ranks, gpus_per_host, class_of(format), transport_on_host, "panel", order_us);
       if (panel.halo_us < p.halo_us * (1.0 - order_trial_margin)) p = panel;
     }
     p.order = o;
@@ -176,9 +181,7 @@ prediction predict_rank(const machine& m, const rank_figures& r, int ranks, int 
   if (order != "auto" || !r.trial) return one(r, "none", cls);
   // The trial (dist/matrix_order.cpp): each order's formats (trial_formats where the block is
   // large, else the selector's pick: the class), the fastest kept; an order must beat the best of
-  // the read order by the margin. Where the trial times the selector's pick alone, the model sees no
-  // difference between the orders (x_lines is the CSR family's gather term, fitted in the read
-  // order only), so it keeps none there.
+  // the read order by the margin.
   prediction best;
   bool any = false;
   for (const auto& format : r.none_formats.empty() ? std::vector<std::string>{cls} : r.none_formats) {
@@ -190,7 +193,23 @@ prediction predict_rank(const machine& m, const rank_figures& r, int ranks, int 
     if (format != "panel") continue;  // the order's gain the model knows: the panels' shared sectors
     const auto p = one(degree, "degree", format);
     const double need = best.order == "none" ? 1.0 - order_trial_margin : 1.0;
-    if (p.apply_us < best.apply_us * need) best = p;
+    // Degree order's gain on panels shows in their sectors: kept only where its panels also read
+    // fewer distinct sectors by the margin. (The committed one-rank trial products, 2026-12-02:
+    // R-MAT 7 of 7 pairs faster in degree order with 25-30% fewer sectors; lognormal 5 of 5 slower,
+    // its sectors level or up, while x_lines fell in both: jobs/results/2026-12-02_model_check9.)
+    const bool fewer_sectors = static_cast<double>(r.degree_panel_sectors) <
+                               static_cast<double>(r.panel_sectors) * (1.0 - order_trial_margin);
+    if (p.apply_us < best.apply_us * need && fewer_sectors) best = p;
+  }
+  // The trial of the selector's pick alone in each order (no trial formats): degree's change of
+  // x_lines at the class's order_gather_gbps (fitted on those trials' timings; where the
+  // description has none, the read order is kept).
+  const spmv_class& c = m.spmv(class_of(cls));
+  if (r.degree_formats.empty() && c.order_gather_gbps > 0) {
+    const double order_us =
+        64.0 * (static_cast<double>(r.degree_x_lines) - static_cast<double>(r.x_lines)) / (c.order_gather_gbps * 1e3);
+    const auto p = one(r, "degree", cls, order_us);
+    if (p.apply_us < best.apply_us * (1.0 - order_trial_margin)) best = p;
   }
   return best;
 }

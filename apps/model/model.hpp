@@ -135,6 +135,11 @@ struct spmv_class {
   /// Panels: x's 32-byte sectors per panel (rank_figures::panel_sectors) per second, beside the
   /// gathers of x_lines; 0: no such term.
   double sector_gbps = 0;
+  /// Where the order's trial times this class alone in each order (no trial format of its own):
+  /// degree order's change of x_lines, 64 * (degree_x_lines - x_lines), at this rate (the marginal
+  /// cost of a line between two orders of one block, fitted on the trials' own timings:
+  /// jobs/model_check.py order); 0: the model keeps the read order there.
+  double order_gather_gbps = 0;
 };
 struct machine {
   std::string file, description;
@@ -162,9 +167,11 @@ struct prediction {
 /// `halo_cls`: empty, the halo block's product is the rank's SpMV's share halo_nnz / nnz (class
 /// `cls`); else the halo block in that class on its own: halo_nnz * 12 bytes at its rate,
 /// 64 * halo_x_lines at the class's own gather rate (panel's) or else the machine's gather_gbps, and
-/// 32 * halo_panel_sectors at the class's sector rate (panels).
+/// 32 * halo_panel_sectors at the class's sector rate (panels). `order_us`: added to the local
+/// block's SpMV (an order's change of gathers at the class's order_gather_gbps, predict_rank).
 prediction predict(const machine& m, const rank_figures& r, int ranks, int gpus_per_host, const std::string& cls,
-                   const std::string& transport_on_host = "", const std::string& halo_cls = "");
+                   const std::string& transport_on_host = "", const std::string& halo_cls = "",
+                   double order_us = 0);
 
 /// The rank's apply with the order as `order` says: "none" (the figures as they are, class
 /// `cls`), "degree" (the degree-order figures), or "auto" (where r.trial: the trial's candidates,

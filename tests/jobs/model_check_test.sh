@@ -8,7 +8,9 @@
 #     every rank of gen:poisson3d:32 at 1, 2, 4 and 16 ranks, 2 GPUs per host (hosts included);
 #  3. the same with the H200 description where its panel terms count: gen:rmat:20:16 on 1 GPU (panel
 #     in degree order: panel's floor) and 2 (the halo blocks' trial of panel: their panel_sectors);
-#  4. the generator seed of a run: the report's matrix.seed, else (reports before 2026-12-02) its
+#  4. the same on a CSR block whose trial times CSR alone in each order (gen:rmat:14:8, --format-class
+#     csr, 1 and 2 ranks): degree kept on one rank by CSR's order_gather_gbps (check 9);
+#  5. the generator seed of a run: the report's matrix.seed, else (reports before 2026-12-02) its
 #     line in the case list beside an ab_gpu.sh runs.tgz (RESULTS/runN/cases*.txt).
 # Usage: model_check_test.sh PYTHON3 SOURCE_DIR DISTSPMV WORK_DIR
 set -euo pipefail
@@ -56,6 +58,26 @@ for e in j["per_ranks"]:
     if abs(apply - e["predicted"]["apply_us"]) > 1e-6:
         sys.exit(f"rmat:20:16, P={p}: Python {apply} us, distspmv model {e['predicted']['apply_us']} us")
 print("Python and C++ predictions agree on panel blocks (floor, halo trial)")
+PY
+"$cli" model gen:rmat:14:8 --ranks 1,2 --format-class csr --machine "$src/jobs/machines/h200_ib.json" --per-rank \
+  --json "$work/model_csr_order.json" > /dev/null
+"$py" - "$src" "$work/model_csr_order.json" <<'PY'
+import json, sys
+sys.path.insert(0, sys.argv[1] + "/jobs")
+import model_check
+j = json.load(open(sys.argv[2]))
+m = json.load(open(j["machine"]["file"]))
+assert m["spmv"]["csr"].get("order_gather_gbps"), "h200_ib.json: no order_gather_gbps for csr"
+for e in j["per_ranks"]:
+    p, ranks = e["ranks"], [{**r, "format": j["format_class"]} for r in e["per_rank"]]
+    assert all("trial" in r and not r["trial"]["degree_formats"] for r in ranks), "no CSR-alone trial"
+    out = [model_check.predict_rank(m, r, p, None, "auto") for r in ranks]
+    apply = max(o[0] for o in out)
+    if abs(apply - e["predicted"]["apply_us"]) > 1e-6:
+        sys.exit(f"rmat:14:8 csr, P={p}: Python {apply} us, distspmv model {e['predicted']['apply_us']} us")
+    if p == 1:
+        assert out[0][1] == "degree" and e["predicted"]["slowest_order"] == "degree", (out, e["predicted"])
+print("Python and C++ predictions agree on a CSR block's order trial (degree kept on one rank)")
 PY
 "$cli" gen:rmat:10:8 --seed 7 --backend host --iters 1 --check --json "$work/seeded.json" > /dev/null
 "$py" - "$src" "$work" <<'PY'
