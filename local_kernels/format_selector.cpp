@@ -27,18 +27,27 @@ global_index_type capped_diagonals(global_index_type distinct) {
   return std::min(distinct, static_cast<global_index_type>(counted_diagonals));
 }
 
-/// The floating-point fields from s's integer fields and three sums: of the squared row lengths,
-/// and of the slots of 32-row slices (each padded to its longest row) without and with sorting.
+/// The floating-point fields from s's integer fields and the sums: of the squared row lengths, of
+/// the slots of 32-row slices (each padded to its longest row) without and with sorting, and of
+/// SELL's x-window blocks.
 void finish_row_statistics(row_statistics& s, double sum2, double sell32_slots, double sell32_sorted_slots,
-                           double sell32_window_slots, double window_fit_nnz) {
+                           const window_sums& windows) {
   s.mean_length = static_cast<double>(s.nnz) / static_cast<double>(s.rows);
   s.stddev_length = std::sqrt(std::max(0.0, sum2 / static_cast<double>(s.rows) - s.mean_length * s.mean_length));
   const double nnz = std::max<double>(1.0, static_cast<double>(s.nnz));
   s.ell_padding = static_cast<double>(s.rows) * static_cast<double>(s.max_length) / nnz;
   s.sell32_padding = sell32_slots / nnz;
   s.sell32_sorted_padding = sell32_sorted_slots / nnz;
-  s.sell32_window_padding = sell32_window_slots / nnz;
-  s.window_fit = window_fit_nnz / nnz;
+  s.sell32_window_padding = windows.slots / nnz;
+  s.sell32_window_spill = windows.spilled / nnz;
+  s.sell32_window_spill_rows = windows.spilled_rows / nnz;
+  s.window_fit = windows.fit_nnz / nnz;
+}
+
+spill_costs window_spill_costs(int value_bytes) {
+  const auto value = static_cast<std::size_t>(value_bytes);
+  return {value + (value_bytes == 8 ? sizeof(std::int16_t) : sizeof(index_type)), value + sizeof(index_type),
+          static_cast<std::size_t>(sell::sell_params{}.spill_row_bytes)};
 }
 
 global_index_type window_fit_columns(int value_bytes) {
@@ -101,18 +110,31 @@ row_statistics compute_row_statistics(const csr_matrix<V, I>& a) {
   sorted_in(256);
   const double sell32_sorted_slots = sliced(lengths);
   sorted_in(sell::window_rows);
-  const double sell32_window_slots = sliced(lengths);
+  detail::window_sums windows;
+  windows.slots = sliced(lengths);
+  // Each block's top slice (its 32 longest rows, 0 past the end) capped as sell-w caps it.
+  const auto costs = detail::window_spill_costs(s.value_bytes);
+  for (std::size_t first = 0; first < lengths.size(); first += sell::window_rows) {
+    offset_type top[32] = {};
+    std::copy_n(lengths.begin() + static_cast<std::ptrdiff_t>(first), std::min<std::size_t>(32, lengths.size() - first), top);
+    const offset_type cap = sell::detail::spill_cap(top, costs.slot, costs.spill, costs.row);
+    windows.slots -= 32.0 * static_cast<double>(top[0] - cap);
+    for (const offset_type len : top)
+      if (len > cap) {
+        windows.spilled += static_cast<double>(len - cap);
+        windows.spilled_rows += 1;
+      }
+  }
   // x windows: the nonzeros of blocks whose columns span few enough for shared memory.
-  double window_fit_nnz = 0;
   for (global_index_type first = 0; first < a.rows; first += sell::window_rows) {
     const global_index_type last = std::min<global_index_type>(a.rows, first + sell::window_rows);
     const offset_type begin = a.row_ptr[first], end = a.row_ptr[last];
     if (begin == end) continue;
     const auto [lo, hi] = std::minmax_element(a.col_idx.begin() + begin, a.col_idx.begin() + end);
     if (static_cast<global_index_type>(*hi) - *lo < detail::window_fit_columns(s.value_bytes))
-      window_fit_nnz += static_cast<double>(end - begin);
+      windows.fit_nnz += static_cast<double>(end - begin);
   }
-  detail::finish_row_statistics(s, sum2, sell32_slots, sell32_sorted_slots, sell32_window_slots, window_fit_nnz);
+  detail::finish_row_statistics(s, sum2, sell32_slots, sell32_sorted_slots, windows);
   if (detail::wants_hdia_padding(s)) s.hdia_padding = detail::hdia_padding(hdia::hack_slots(a, {}), s.nnz);
   return s;
 }
@@ -131,10 +153,14 @@ format_bytes format_bytes_per_nonzero(const row_statistics& s) {
   b.ellr = s.ell_padding * (value + (b.ellr_16bit_columns ? short_column : column)) + per_row * column;
   b.sell = s.sell32_sorted_padding * (value + (b.sell_16bit_columns ? short_column : column)) + per_row * column;
   // SELL with x windows: rows sorted in blocks of 2048, 16-bit columns in double where a row's
-  // columns lie within an int16 of any position of its block.
+  // columns lie within an int16 of any position of its block; the top slices' spill at a value
+  // and a column per entry and spill_row_bytes per row (the builder's weights: its round trips).
   const bool windows_16bit = s.value_bytes == 8 && s.bandwidth + sell::window_rows - 1 <=
                                                        static_cast<global_index_type>(sell::max_column_offset);
-  b.sell_windows = s.sell32_window_padding * (value + (windows_16bit ? short_column : column)) + per_row * column;
+  const auto spill = detail::window_spill_costs(s.value_bytes);
+  b.sell_windows = s.sell32_window_padding * (value + (windows_16bit ? short_column : column)) +
+                   s.sell32_window_spill * static_cast<double>(spill.spill) +
+                   s.sell32_window_spill_rows * static_cast<double>(spill.row) + per_row * column;
   b.csr = (s.pattern ? 0 : value) + column + per_row * sizeof(offset_type);
   return b;
 }
@@ -173,8 +199,10 @@ format_choice select_format(const row_statistics& s, backend where) {
       bytes.csr * static_cast<double>(s.nnz) > static_cast<double>(l2_resident_bytes) && s.window_fit >= 0.95 &&
       bytes.sell_windows <= 1.05 * bytes.csr)
     return {"sell-w", fmt::format("{:.1f}% of the nonzeros in 2048-row blocks whose x fits in shared memory, sorted "
-                                  "padding {:.2f}; bytes per nonzero: SELL with x windows {:.1f}, CSR {:.1f}",
-                                  100 * s.window_fit, s.sell32_window_padding, bytes.sell_windows, bytes.csr)};
+                                  "padding {:.2f} with {:.1f}% spilled; bytes per nonzero: SELL with x windows {:.1f}, "
+                                  "CSR {:.1f}",
+                                  100 * s.window_fit, s.sell32_window_padding, 100 * s.sell32_window_spill,
+                                  bytes.sell_windows, bytes.csr)};
   // 2. Rows of at most 64 entries: SELL-C-sigma where its bytes per nonzero (rows sorted in
   //    windows of 256, 16-bit columns in double) cost at most 1.05x CSR's; ELLR in blocks that
   //    fit in L2 (format_bytes_per_nonzero). Measured on one H200 (jobs/results/

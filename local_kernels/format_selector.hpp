@@ -27,7 +27,11 @@ struct row_statistics {
   double ell_padding = 0;              ///< rows * max_length / nnz (one global width)
   double sell32_padding = 0;           ///< slices of 32 consecutive rows, each padded to its max
   double sell32_sorted_padding = 0;    ///< the same after sorting rows by length within 256-row windows
-  double sell32_window_padding = 0;    ///< the same within the 2048-row blocks of SELL's x windows
+  /// The same within the 2048-row blocks of SELL's x windows, each block's first slice capped as
+  /// sell-w's top-slice spill caps it (sell::detail::spill_cap at window_spill_costs' bytes)
+  double sell32_window_padding = 0;
+  double sell32_window_spill = 0;       ///< the entries those caps spill, / nnz
+  double sell32_window_spill_rows = 0;  ///< the rows with a spilled excess, / nnz
   /// The share of nonzeros in 2048-row blocks whose columns span at most the x window SELL stages
   /// in shared memory (sell::window_max_bytes of values); padding columns are not counted.
   double window_fit = 0;
@@ -51,8 +55,19 @@ row_statistics compute_row_statistics(const device_csr_view<V>& a);
 namespace detail {
 // The steps the host and GPU statistics share (format_selector.cpp).
 global_index_type capped_diagonals(global_index_type distinct);
+/// The sums of SELL's x-window blocks: slots with the top slices capped, spilled entries and rows.
+struct window_sums {
+  double slots = 0, spilled = 0, spilled_rows = 0, fit_nnz = 0;
+};
 void finish_row_statistics(row_statistics& s, double sum2, double sell32_slots, double sell32_sorted_slots,
-                           double sell32_window_slots, double window_fit_nnz);
+                           const window_sums& windows);
+/// The bytes sell-w's builders weigh a top slice's width by (sell::detail::spill_cap): a slot
+/// (value and column: 16-bit in double, format_registry.cpp), a spilled entry (value and 32-bit
+/// column) and a spilled row (spill_row_bytes, its round trips).
+struct spill_costs {
+  std::size_t slot = 0, spill = 0, row = 0;
+};
+spill_costs window_spill_costs(int value_bytes);
 /// The columns a 2048-row block may span for its x window to be staged.
 global_index_type window_fit_columns(int value_bytes);
 /// Whether hdia_padding is worth measuring for these statistics (the rest filled in).

@@ -8,8 +8,9 @@
 //   the smallest and largest col - row of the block (the first and last column of each row:
 //   columns are sorted within a row, device_csr.hpp);
 //   window_sums_kernel, 256 threads x 8 rows per 2048-row block of SELL's x windows: the slots of
-//   32-row slices after sorting the block's lengths (cub::BlockRadixSort), and the nonzeros of
-//   blocks whose columns span few enough for the window to be staged (window_fit);
+//   32-row slices after sorting the block's lengths (cub::BlockRadixSort), the top slice capped
+//   as sell-w's builders cap it with the entries and rows it spills (sell/spill_cap.cuh), and
+//   the nonzeros of blocks whose columns span few enough for the window to be staged (window_fit);
 //   mark_diagonals_kernel, over tiles of nonzeros: a bitmap over the offsets [lo, lo + bits)
 //   gets one bit per distinct col - row, new bits counted. Windows of at most 2^30 offsets
 //   (128 MiB) cover [smallest, largest] until the count passes the host's cap (4097).
@@ -37,6 +38,7 @@
 #include "local_kernels/format_selector.hpp"
 #include "local_kernels/hdia/hdia.hpp"
 #include "local_kernels/sell/sell.hpp"
+#include "local_kernels/sell/spill_cap.cuh"
 
 namespace distspmv {
 
@@ -131,15 +133,21 @@ __global__ void __launch_bounds__(window_rows)
   }
 }
 
+/// What window_sums_kernel adds up (one copy in device memory).
+struct window_totals {
+  unsigned long long slots = 0, fit_nnz = 0, spilled = 0, spilled_rows = 0;
+};
+
 /// Sums over the 2048-row blocks of SELL's x windows (block b takes blocks b, b + gridDim.x, ...):
 /// the slots of 32-row slices after sorting the block's row lengths (thread t holds the block's
-/// ranks 8t .. 8t + 7 after the sort, so slice j's longest row is thread 4j's first), and the
-/// nonzeros of blocks whose columns span fewer than fit_columns (a row's first and last column:
-/// columns are sorted within a row).
+/// ranks 8t .. 8t + 7 after the sort, so slice j's longest row is thread 4j's first), the top
+/// slice (ranks 0-31, threads 0-3) capped as sell-w caps it (warp 0: warp_spill_cap) with the
+/// entries and rows it spills, and the nonzeros of blocks whose columns span fewer than
+/// fit_columns (a row's first and last column: columns are sorted within a row).
 __global__ void __launch_bounds__(tile_threads)
     window_sums_kernel(const offset_type* __restrict__ row_ptr, const index_type* __restrict__ col_idx,
-                       global_index_type rows, int end_bit, long long fit_columns, unsigned long long* slots,
-                       unsigned long long* fit_nnz) {
+                       global_index_type rows, int end_bit, long long fit_columns, detail::spill_costs costs,
+                       window_totals* out) {
   constexpr int per_thread = sell::window_rows / tile_threads;
   using sort_t = cub::BlockRadixSort<unsigned long long, tile_threads, per_thread>;
   using reduce_t = cub::BlockReduce<long long, tile_threads>;
@@ -147,6 +155,7 @@ __global__ void __launch_bounds__(tile_threads)
     typename sort_t::TempStorage sort;
     typename reduce_t::TempStorage reduce;
   } temp;
+  __shared__ offset_type top[slice_rows];
   const global_index_type blocks = (rows + sell::window_rows - 1) / sell::window_rows;
   for (global_index_type w = blockIdx.x; w < blocks; w += gridDim.x) {
     const global_index_type first = w * sell::window_rows;
@@ -167,17 +176,33 @@ __global__ void __launch_bounds__(tile_threads)
     }
     sort_t(temp.sort).SortDescending(key, 0, end_bit);
     const long long mine = threadIdx.x % (slice_rows / per_thread) == 0 ? slice_rows * static_cast<long long>(key[0]) : 0;
+    if (threadIdx.x < slice_rows / per_thread)
+#pragma unroll
+      for (int i = 0; i < per_thread; ++i) top[threadIdx.x * per_thread + i] = static_cast<offset_type>(key[i]);
     __syncthreads();  // temp.sort is reused
     const long long total = reduce_t(temp.reduce).Sum(mine);
     __syncthreads();
     lo = reduce_t(temp.reduce).Reduce(lo, cuda::minimum<>{});
     __syncthreads();
     hi = reduce_t(temp.reduce).Reduce(hi, cuda::maximum<>{});
-    if (threadIdx.x == 0) {
-      atomicAdd(slots, static_cast<unsigned long long>(total));
-      if (hi >= lo && hi - lo < fit_columns) {
-        const global_index_type last = min(rows, first + sell::window_rows);
-        atomicAdd(fit_nnz, static_cast<unsigned long long>(row_ptr[last] - row_ptr[first]));
+    if (threadIdx.x < slice_rows) {  // warp 0: the top slice's cap and spill
+      const offset_type len = top[threadIdx.x];
+      const offset_type cap = sell::detail::warp_spill_cap(len, static_cast<offset_type>(costs.slot),
+                                                           static_cast<offset_type>(costs.spill),
+                                                           static_cast<offset_type>(costs.row));
+      offset_type spilled = len > cap ? len - cap : 0, spilled_rows = len > cap;
+      for (int d = 16; d > 0; d /= 2) {
+        spilled += __shfl_xor_sync(0xffffffffu, spilled, d);
+        spilled_rows += __shfl_xor_sync(0xffffffffu, spilled_rows, d);
+      }
+      if (threadIdx.x == 0) {
+        atomicAdd(&out->slots, static_cast<unsigned long long>(total - slice_rows * (top[0] - cap)));
+        atomicAdd(&out->spilled, static_cast<unsigned long long>(spilled));
+        atomicAdd(&out->spilled_rows, static_cast<unsigned long long>(spilled_rows));
+        if (hi >= lo && hi - lo < fit_columns) {
+          const global_index_type last = min(rows, first + sell::window_rows);
+          atomicAdd(&out->fit_nnz, static_cast<unsigned long long>(row_ptr[last] - row_ptr[first]));
+        }
       }
     }
     __syncthreads();  // before the next block's sort reuses temp
@@ -283,15 +308,16 @@ row_statistics compute_row_statistics(const device_csr_view<V>& a) {
   DSPMV_CUDA_CHECK_LAUNCH(nullptr);
   row_sums sums;
   DSPMV_CUDA_CHECK(cudaMemcpy(&sums, d_sums, sizeof sums, cudaMemcpyDeviceToHost));
-  auto* d_window = static_cast<unsigned long long*>(scratch.allocate_bytes(2 * sizeof(unsigned long long)));
-  DSPMV_CUDA_CHECK(cudaMemsetAsync(d_window, 0, 2 * sizeof(unsigned long long), nullptr));
+  auto* d_window = static_cast<window_totals*>(scratch.allocate_bytes(sizeof(window_totals)));
+  DSPMV_CUDA_CHECK(cudaMemsetAsync(d_window, 0, sizeof(window_totals), nullptr));
   const global_index_type window_blocks = (a.rows + sell::window_rows - 1) / sell::window_rows;
   window_sums_kernel<<<static_cast<unsigned>(std::min<global_index_type>(window_blocks, max_blocks)), tile_threads, 0,
                        nullptr>>>(a.row_ptr, a.col_idx, a.rows, end_bit,
-                                  static_cast<long long>(detail::window_fit_columns(s.value_bytes)), d_window,
-                                  d_window + 1);
+                                  static_cast<long long>(detail::window_fit_columns(s.value_bytes)),
+                                  detail::window_spill_costs(s.value_bytes), d_window);
   DSPMV_CUDA_CHECK_LAUNCH(nullptr);
-  const auto window = download_array(d_window, 2);
+  window_totals window;
+  DSPMV_CUDA_CHECK(cudaMemcpy(&window, d_window, sizeof window, cudaMemcpyDeviceToHost));
 
   s.min_length = static_cast<offset_type>(sums.min_length);
   s.max_length = static_cast<offset_type>(sums.max_length);
@@ -301,8 +327,9 @@ row_statistics compute_row_statistics(const device_csr_view<V>& a) {
     s.diagonals = count_diagonals(a, sums.min_offset, sums.max_offset, scratch);
   }
   detail::finish_row_statistics(s, static_cast<double>(sums.sum2), static_cast<double>(sums.sell32_slots),
-                                static_cast<double>(sums.sorted_slots), static_cast<double>(window[0]),
-                                static_cast<double>(window[1]));
+                                static_cast<double>(sums.sorted_slots),
+                                {static_cast<double>(window.slots), static_cast<double>(window.spilled),
+                                 static_cast<double>(window.spilled_rows), static_cast<double>(window.fit_nnz)});
   DSPMV_CUDA_CHECK(cudaStreamSynchronize(nullptr));
   if (detail::wants_hdia_padding(s)) s.hdia_padding = detail::hdia_padding(hdia::hack_slots_cuda(a, {}), s.nnz);
   return s;

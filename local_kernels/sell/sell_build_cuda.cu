@@ -42,6 +42,7 @@
 
 #include "common/cuda_check.hpp"
 #include "local_kernels/sell/sell.hpp"
+#include "local_kernels/sell/spill_cap.cuh"
 
 namespace distspmv::sell {
 namespace {
@@ -370,8 +371,8 @@ void drop_identity(row_order& o, global_index_type rows) {
 }
 
 /// Top-slice spill, a warp per window block b (C = 32): the lengths of its first 32 positions
-/// (longest first; 0 past the rows), detail::spill_cap's width from them (the same sums, the first
-/// of equal minima), caps[b] = that width and counts[32 b + l] = each position's excess.
+/// (longest first; 0 past the rows), detail::spill_cap's width from them (warp_spill_cap: the same
+/// sums, the first of equal minima), caps[b] = that width and counts[32 b + l] = each position's excess.
 __global__ void __launch_bounds__(block)
     top_caps_kernel(const offset_type* __restrict__ row_ptr, const index_type* __restrict__ order,
                     global_index_type rows, global_index_type blocks, offset_type slot_bytes, offset_type spill_bytes,
@@ -383,21 +384,7 @@ __global__ void __launch_bounds__(block)
     const global_index_type i = b * window_rows + lane;
     const global_index_type row = i < rows && order != nullptr ? order[i] : i;
     const offset_type len = i < rows ? row_ptr[row + 1] - row_ptr[row] : 0;
-    offset_type bytes = 32 * len * slot_bytes;
-    for (int k = 0; k < 32; ++k) {
-      const offset_type other = __shfl_sync(0xffffffffu, len, k);
-      if (k < lane && other > len) bytes += (other - len) * spill_bytes + row_bytes;
-    }
-    int best = lane;
-    for (int d = 16; d > 0; d /= 2) {  // the smallest bytes, the first lane among equals
-      const offset_type b2 = __shfl_xor_sync(0xffffffffu, bytes, d);
-      const int l2 = __shfl_xor_sync(0xffffffffu, best, d);
-      if (b2 < bytes || (b2 == bytes && l2 < best)) {
-        bytes = b2;
-        best = l2;
-      }
-    }
-    const offset_type cap = __shfl_sync(0xffffffffu, len, best);
+    const offset_type cap = detail::warp_spill_cap(len, slot_bytes, spill_bytes, row_bytes);
     counts[32 * b + lane] = max(len - cap, offset_type{0});
     if (lane == 0) caps[b] = cap;
   }

@@ -74,6 +74,8 @@ void expect_same_statistics(const csr_matrix<double, index_type>& a64, const std
   EXPECT_EQ(gpu.sell32_padding, host.sell32_padding);
   EXPECT_EQ(gpu.sell32_sorted_padding, host.sell32_sorted_padding);
   EXPECT_EQ(gpu.sell32_window_padding, host.sell32_window_padding);
+  EXPECT_EQ(gpu.sell32_window_spill, host.sell32_window_spill);
+  EXPECT_EQ(gpu.sell32_window_spill_rows, host.sell32_window_spill_rows);
   EXPECT_EQ(gpu.window_fit, host.window_fit);
   EXPECT_EQ(gpu.hdia_padding, host.hdia_padding);
   EXPECT_EQ(gpu.value_bytes, host.value_bytes);
@@ -116,6 +118,14 @@ TEST_F(RowStatisticsCuda, OddSizesMatchTheHost) {
     many.row_ptr.push_back(static_cast<offset_type>(many.col_idx.size()));
   }
   expect_same_statistics<double>(many, "2^24 + 5 short rows");
+}
+
+TEST_F(RowStatisticsCuda, TopSliceSpillMatchesTheHost) {
+  for (global_index_type rows : {997, 2048, 5000, 70001}) {
+    const auto a = test::spilling_rows(rows, rows + 500, rows);
+    ASSERT_GT(compute_row_statistics(a).sell32_window_spill, 0.0);
+    expect_same_both_types(a, "spilling rows " + std::to_string(rows));
+  }
 }
 
 TEST_F(RowStatisticsCuda, DiagonalCountStopsWhereTheHostsDoes) {

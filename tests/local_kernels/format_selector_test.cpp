@@ -229,6 +229,28 @@ TEST(FormatSelector, MeasuresXWindows) {
   EXPECT_EQ(compute_row_statistics(convert_csr<float, index_type>(far)).window_fit, 1.0);
 }
 
+TEST(FormatSelector, MeasuresTheTopSliceSpill) {
+  // The slots, spilled entries and spilling rows of sell-w's builds, in double (16-bit columns)
+  // and in float (32-bit): each block's top slice capped at the same width.
+  const auto a = test::spilling_rows(5000, 6000, 7);
+  const auto af = convert_csr<float, index_type>(a);
+  auto expect_as_built = [](const row_statistics& s, const auto& built) {
+    const double nnz = static_cast<double>(s.nnz);
+    ASSERT_FALSE(built.spill_col.empty());
+    EXPECT_DOUBLE_EQ(s.sell32_window_padding * nnz, static_cast<double>(built.slice_ptr.back()));
+    EXPECT_DOUBLE_EQ(s.sell32_window_spill * nnz, static_cast<double>(built.spill_col.size()));
+    offset_type rows = 0;
+    for (std::size_t p = 0; p + 1 < built.spill_ptr.size(); ++p) rows += built.spill_ptr[p + 1] > built.spill_ptr[p];
+    EXPECT_DOUBLE_EQ(s.sell32_window_spill_rows * nnz, static_cast<double>(rows));
+  };
+  expect_as_built(compute_row_statistics(a), sell::build(a, sell::sell_params{32, 0, 1, true, true, true}));
+  expect_as_built(compute_row_statistics(af), sell::build(af, sell::sell_params{32, 0, 1, false, true, true}));
+  // Rows of equal length spill nothing.
+  const row_statistics even = compute_row_statistics(test::random_csr(4096, 6000, 9, 9, 3));
+  EXPECT_EQ(even.sell32_window_spill, 0.0);
+  EXPECT_DOUBLE_EQ(even.sell32_window_padding, 1.0);
+}
+
 TEST(FormatSelector, SeesDiagonalsHackByHackAfterAPartition) {
   // A stencil renumbered by a partition: too many distinct offsets for rule 1, but HDIA's hacks
   // pad little, and the selector keeps HDIA (issue 15: METIS had sent stencil27 to ELLR).

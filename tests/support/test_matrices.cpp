@@ -69,6 +69,12 @@ csr_matrix<double, index_type> random_csr(global_index_type rows, global_index_t
   return from_lengths(cols, lengths, seed);
 }
 
+csr_matrix<double, index_type> spilling_rows(global_index_type rows, global_index_type cols, std::uint64_t seed) {
+  std::vector<global_index_type> lengths(static_cast<std::size_t>(rows));
+  for (global_index_type r = 0; r < rows; ++r) lengths[r] = r % 997 == 0 ? 400 : r % 150 == 0 ? 60 + r % 40 : 3 + r % 5;
+  return from_lengths(cols, lengths, seed);
+}
+
 std::vector<named_matrix> edge_case_matrices() {
   std::vector<named_matrix> m;
   m.push_back({"zero_rows", random_csr(0, 0, 0, 0, 1)});

@@ -32,6 +32,10 @@ csr_matrix<double, index_type> random_csr(global_index_type rows, global_index_t
 csr_matrix<double, index_type> from_lengths(global_index_type cols, const std::vector<global_index_type>& lengths,
                                             std::uint64_t seed);
 
+/// Rows of 3-7 entries with a few long ones in every 2048-row block, so that sell-w's top slices
+/// spill: every 150th row 60-99 entries, every 997th 400; columns as from_lengths (cols >= 400).
+csr_matrix<double, index_type> spilling_rows(global_index_type rows, global_index_type cols, std::uint64_t seed);
+
 /// The edge-case set: empty (0x0 and 0x5), all-empty rows, odd sizes 999/1001/50007, many empty
 /// rows, one very long row (200000 entries), single dense row, single dense column, a
 /// power-law-ish matrix, a banded one, a diagonal one.
