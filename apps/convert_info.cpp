@@ -62,8 +62,9 @@ int run_info(const std::string& source, const std::string& json, bool allow_nonf
   fmt::print("diagonals     {}{}\n", s.diagonals, s.diagonals > 4096 ? "+" : "");
   fmt::print("symmetry      {}\n", symmetric ? "symmetric" : pattern_symmetric ? "pattern-symmetric" : "unsymmetric");
   fmt::print("values        {}\n", s.pattern ? "every value 1 (a pattern: CSR stores none)" : "stored");
-  fmt::print("padding       ELL {:.2f}  SELL-32 {:.2f}  SELL-32-256 (sorted) {:.2f}  SELL-32-2048 (top slices capped) {:.2f}{}\n",
+  fmt::print("padding       ELL {:.2f}  SELL-32 {:.2f}  SELL-32-256 (sorted) {:.2f}  SELL-32-2048 {:.2f} (top slices capped {:.2f}){}\n",
              s.ell_padding, s.sell32_padding, s.sell32_sorted_padding, s.sell32_window_padding,
+             s.sell32_window_capped_padding,
              s.hdia_padding > 0    ? fmt::format("  HDIA (32-row hacks) {:.3f}", s.hdia_padding)
              : s.hdia_padding < 0 ? std::string("  HDIA refuses")
                                   : std::string());
@@ -110,6 +111,7 @@ int run_info(const std::string& source, const std::string& json, bool allow_nonf
                         {"padding", {{"ell", s.ell_padding}, {"sell32", s.sell32_padding},
                                      {"sell32_sorted", s.sell32_sorted_padding},
                                      {"sell32_window", s.sell32_window_padding},
+                                     {"sell32_window_capped", s.sell32_window_capped_padding},
                                      {"sell32_window_spill", s.sell32_window_spill},
                                      {"sell32_window_spill_rows", s.sell32_window_spill_rows},
                                      {"hdia", s.hdia_padding}}},

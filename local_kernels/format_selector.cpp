@@ -39,6 +39,7 @@ void finish_row_statistics(row_statistics& s, double sum2, double sell32_slots, 
   s.sell32_padding = sell32_slots / nnz;
   s.sell32_sorted_padding = sell32_sorted_slots / nnz;
   s.sell32_window_padding = windows.slots / nnz;
+  s.sell32_window_capped_padding = windows.capped_slots / nnz;
   s.sell32_window_spill = windows.spilled / nnz;
   s.sell32_window_spill_rows = windows.spilled_rows / nnz;
   s.window_fit = windows.fit_nnz / nnz;
@@ -111,14 +112,14 @@ row_statistics compute_row_statistics(const csr_matrix<V, I>& a) {
   const double sell32_sorted_slots = sliced(lengths);
   sorted_in(sell::window_rows);
   detail::window_sums windows;
-  windows.slots = sliced(lengths);
+  windows.slots = windows.capped_slots = sliced(lengths);
   // Each block's top slice (its 32 longest rows, 0 past the end) capped as sell-w caps it.
   const auto costs = detail::window_spill_costs(s.value_bytes);
   for (std::size_t first = 0; first < lengths.size(); first += sell::window_rows) {
     offset_type top[32] = {};
     std::copy_n(lengths.begin() + static_cast<std::ptrdiff_t>(first), std::min<std::size_t>(32, lengths.size() - first), top);
     const offset_type cap = sell::detail::spill_cap(top, costs.slot, costs.spill, costs.row);
-    windows.slots -= 32.0 * static_cast<double>(top[0] - cap);
+    windows.capped_slots -= 32.0 * static_cast<double>(top[0] - cap);
     for (const offset_type len : top)
       if (len > cap) {
         windows.spilled += static_cast<double>(len - cap);
@@ -153,14 +154,19 @@ format_bytes format_bytes_per_nonzero(const row_statistics& s) {
   b.ellr = s.ell_padding * (value + (b.ellr_16bit_columns ? short_column : column)) + per_row * column;
   b.sell = s.sell32_sorted_padding * (value + (b.sell_16bit_columns ? short_column : column)) + per_row * column;
   // SELL with x windows: rows sorted in blocks of 2048, 16-bit columns in double where a row's
-  // columns lie within an int16 of any position of its block; the top slices' spill at a value
-  // and a column per entry and spill_row_bytes per row (the builder's weights: its round trips).
+  // columns lie within an int16 of any position of its block. In double the top slices are capped
+  // and their spill costs a value and a column per entry and spill_row_bytes per row (the
+  // builder's weights: its round trips). In float the spill is priced as the padding it replaces:
+  // there sell-w with a spill ran 0.72-0.85x cuSPARSE CSR on lognormal rows of sigma 0.8-1.4
+  // where in double it ran 1.05-1.41x (jobs/results/2026-12-02_h200_small_spill, runs 2-3).
   const bool windows_16bit = s.value_bytes == 8 && s.bandwidth + sell::window_rows - 1 <=
                                                        static_cast<global_index_type>(sell::max_column_offset);
+  const double window_slot = value + (windows_16bit ? short_column : column);
   const auto spill = detail::window_spill_costs(s.value_bytes);
-  b.sell_windows = s.sell32_window_padding * (value + (windows_16bit ? short_column : column)) +
-                   s.sell32_window_spill * static_cast<double>(spill.spill) +
-                   s.sell32_window_spill_rows * static_cast<double>(spill.row) + per_row * column;
+  b.sell_windows = per_row * column + (s.value_bytes == 8 ? s.sell32_window_capped_padding * window_slot +
+                                                                s.sell32_window_spill * static_cast<double>(spill.spill) +
+                                                                s.sell32_window_spill_rows * static_cast<double>(spill.row)
+                                                          : s.sell32_window_padding * window_slot);
   b.csr = (s.pattern ? 0 : value) + column + per_row * sizeof(offset_type);
   return b;
 }
@@ -194,15 +200,18 @@ format_choice select_format(const row_statistics& s, backend where) {
   //     1.48-1.51x in double and up to 1.27x in float where SELL ran 1.14x and 1.04x; 1.18-1.55x
   //     in double and 1.11-1.56x in float on the lognormal shapes it picks (two unseen). A block
   //     whose window does not fit gathers from global memory at about a third of SELL's speed
-  //     (band 5000: 0.49x), hence 95%. Blocks that stay in L2 keep the rules below.
+  //     (band 5000: 0.49x), hence 95%. Blocks that stay in L2 keep the rules below. Priced with
+  //     its top-slice spill in double (format_bytes_per_nonzero), sell-w took five of eight
+  //     lognormal shapes of sigma 0.7-1.4 (none in the bench set) from csr-split or cuSPARSE:
+  //     1.00-1.08x -> 1.05-1.41x cuSPARSE CSR, none slower (jobs/results/2026-12-02_h200_small_spill, run 2).
   if (const auto bytes = format_bytes_per_nonzero(s);
       bytes.csr * static_cast<double>(s.nnz) > static_cast<double>(l2_resident_bytes) && s.window_fit >= 0.95 &&
       bytes.sell_windows <= 1.05 * bytes.csr)
     return {"sell-w", fmt::format("{:.1f}% of the nonzeros in 2048-row blocks whose x fits in shared memory, sorted "
-                                  "padding {:.2f} with {:.1f}% spilled; bytes per nonzero: SELL with x windows {:.1f}, "
-                                  "CSR {:.1f}",
-                                  100 * s.window_fit, s.sell32_window_padding, 100 * s.sell32_window_spill,
-                                  bytes.sell_windows, bytes.csr)};
+                                  "padding {:.2f} ({:.2f} with the top slices capped, {:.1f}% spilled); bytes per "
+                                  "nonzero: SELL with x windows {:.1f}, CSR {:.1f}",
+                                  100 * s.window_fit, s.sell32_window_padding, s.sell32_window_capped_padding,
+                                  100 * s.sell32_window_spill, bytes.sell_windows, bytes.csr)};
   // 2. Rows of at most 64 entries: SELL-C-sigma where its bytes per nonzero (rows sorted in
   //    windows of 256, 16-bit columns in double) cost at most 1.05x CSR's; ELLR in blocks that
   //    fit in L2 (format_bytes_per_nonzero). Measured on one H200 (jobs/results/

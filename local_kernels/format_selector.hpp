@@ -27,10 +27,11 @@ struct row_statistics {
   double ell_padding = 0;              ///< rows * max_length / nnz (one global width)
   double sell32_padding = 0;           ///< slices of 32 consecutive rows, each padded to its max
   double sell32_sorted_padding = 0;    ///< the same after sorting rows by length within 256-row windows
-  /// The same within the 2048-row blocks of SELL's x windows, each block's first slice capped as
-  /// sell-w's top-slice spill caps it (sell::detail::spill_cap at window_spill_costs' bytes)
-  double sell32_window_padding = 0;
-  double sell32_window_spill = 0;       ///< the entries those caps spill, / nnz
+  double sell32_window_padding = 0;    ///< the same within the 2048-row blocks of SELL's x windows
+  /// The same with each block's first slice capped as sell-w's top-slice spill caps it
+  /// (sell::detail::spill_cap at window_spill_costs' bytes), and what the caps spill:
+  double sell32_window_capped_padding = 0;
+  double sell32_window_spill = 0;       ///< the entries spilled, / nnz
   double sell32_window_spill_rows = 0;  ///< the rows with a spilled excess, / nnz
   /// The share of nonzeros in 2048-row blocks whose columns span at most the x window SELL stages
   /// in shared memory (sell::window_max_bytes of values); padding columns are not counted.
@@ -55,9 +56,10 @@ row_statistics compute_row_statistics(const device_csr_view<V>& a);
 namespace detail {
 // The steps the host and GPU statistics share (format_selector.cpp).
 global_index_type capped_diagonals(global_index_type distinct);
-/// The sums of SELL's x-window blocks: slots with the top slices capped, spilled entries and rows.
+/// The sums of SELL's x-window blocks: slots, and with the top slices capped; spilled entries and
+/// rows; nonzeros of the blocks whose x window fits.
 struct window_sums {
-  double slots = 0, spilled = 0, spilled_rows = 0, fit_nnz = 0;
+  double slots = 0, capped_slots = 0, spilled = 0, spilled_rows = 0, fit_nnz = 0;
 };
 void finish_row_statistics(row_statistics& s, double sum2, double sell32_slots, double sell32_sorted_slots,
                            const window_sums& windows);

@@ -8,8 +8,8 @@
 //   the smallest and largest col - row of the block (the first and last column of each row:
 //   columns are sorted within a row, device_csr.hpp);
 //   window_sums_kernel, 256 threads x 8 rows per 2048-row block of SELL's x windows: the slots of
-//   32-row slices after sorting the block's lengths (cub::BlockRadixSort), the top slice capped
-//   as sell-w's builders cap it with the entries and rows it spills (sell/spill_cap.cuh), and
+//   32-row slices after sorting the block's lengths (cub::BlockRadixSort), also with the top slice
+//   capped as sell-w's builders cap it, the entries and rows it spills (sell/spill_cap.cuh), and
 //   the nonzeros of blocks whose columns span few enough for the window to be staged (window_fit);
 //   mark_diagonals_kernel, over tiles of nonzeros: a bitmap over the offsets [lo, lo + bits)
 //   gets one bit per distinct col - row, new bits counted. Windows of at most 2^30 offsets
@@ -135,14 +135,14 @@ __global__ void __launch_bounds__(window_rows)
 
 /// What window_sums_kernel adds up (one copy in device memory).
 struct window_totals {
-  unsigned long long slots = 0, fit_nnz = 0, spilled = 0, spilled_rows = 0;
+  unsigned long long slots = 0, capped_slots = 0, spilled = 0, spilled_rows = 0, fit_nnz = 0;
 };
 
 /// Sums over the 2048-row blocks of SELL's x windows (block b takes blocks b, b + gridDim.x, ...):
 /// the slots of 32-row slices after sorting the block's row lengths (thread t holds the block's
-/// ranks 8t .. 8t + 7 after the sort, so slice j's longest row is thread 4j's first), the top
-/// slice (ranks 0-31, threads 0-3) capped as sell-w caps it (warp 0: warp_spill_cap) with the
-/// entries and rows it spills, and the nonzeros of blocks whose columns span fewer than
+/// ranks 8t .. 8t + 7 after the sort, so slice j's longest row is thread 4j's first), and again
+/// with the top slice (ranks 0-31, threads 0-3) capped as sell-w caps it (warp 0: warp_spill_cap)
+/// with the entries and rows it spills, and the nonzeros of blocks whose columns span fewer than
 /// fit_columns (a row's first and last column: columns are sorted within a row).
 __global__ void __launch_bounds__(tile_threads)
     window_sums_kernel(const offset_type* __restrict__ row_ptr, const index_type* __restrict__ col_idx,
@@ -196,7 +196,8 @@ __global__ void __launch_bounds__(tile_threads)
         spilled_rows += __shfl_xor_sync(0xffffffffu, spilled_rows, d);
       }
       if (threadIdx.x == 0) {
-        atomicAdd(&out->slots, static_cast<unsigned long long>(total - slice_rows * (top[0] - cap)));
+        atomicAdd(&out->slots, static_cast<unsigned long long>(total));
+        atomicAdd(&out->capped_slots, static_cast<unsigned long long>(total - slice_rows * (top[0] - cap)));
         atomicAdd(&out->spilled, static_cast<unsigned long long>(spilled));
         atomicAdd(&out->spilled_rows, static_cast<unsigned long long>(spilled_rows));
         if (hi >= lo && hi - lo < fit_columns) {
@@ -328,8 +329,9 @@ row_statistics compute_row_statistics(const device_csr_view<V>& a) {
   }
   detail::finish_row_statistics(s, static_cast<double>(sums.sum2), static_cast<double>(sums.sell32_slots),
                                 static_cast<double>(sums.sorted_slots),
-                                {static_cast<double>(window.slots), static_cast<double>(window.spilled),
-                                 static_cast<double>(window.spilled_rows), static_cast<double>(window.fit_nnz)});
+                                {static_cast<double>(window.slots), static_cast<double>(window.capped_slots),
+                                 static_cast<double>(window.spilled), static_cast<double>(window.spilled_rows),
+                                 static_cast<double>(window.fit_nnz)});
   DSPMV_CUDA_CHECK(cudaStreamSynchronize(nullptr));
   if (detail::wants_hdia_padding(s)) s.hdia_padding = detail::hdia_padding(hdia::hack_slots_cuda(a, {}), s.nnz);
   return s;

@@ -74,6 +74,7 @@ void expect_same_statistics(const csr_matrix<double, index_type>& a64, const std
   EXPECT_EQ(gpu.sell32_padding, host.sell32_padding);
   EXPECT_EQ(gpu.sell32_sorted_padding, host.sell32_sorted_padding);
   EXPECT_EQ(gpu.sell32_window_padding, host.sell32_window_padding);
+  EXPECT_EQ(gpu.sell32_window_capped_padding, host.sell32_window_capped_padding);
   EXPECT_EQ(gpu.sell32_window_spill, host.sell32_window_spill);
   EXPECT_EQ(gpu.sell32_window_spill_rows, host.sell32_window_spill_rows);
   EXPECT_EQ(gpu.window_fit, host.window_fit);
