@@ -28,6 +28,11 @@ order   fits a class's order_gather_gbps (check 9, 2026-12-02): where the order'
         order as the read order plus 64 * (degree_x_lines - x_lines) at that rate, kept by the
         trial's margin; the rate by least squares through the origin on the one-rank trials' own
         timings, degree minus none (order_points, fit_order_gather), each matrix also left out.
+sellw   fits sell-w's floor and format_bytes_gbps (check 10, 2026-12-02): a block the selector gives
+        sell-w is priced by its own bytes, B = the selector's bytes of the block (format_bytes_per_
+        nonzero's sell_windows x nnz) + x's staged windows ("sell_w" of the figures), t = floor +
+        B / rate on one GPU, least squares on the relative error over the one-rank sell-w applies
+        (sellw_points: one point per matrix, the median of its applies), each matrix also left out.
 derive  fits the machine description to the runs (distspmv's --json reports, one file per run): per
         format floor, row_ns and rate, the gather rate, the floor F of an apply on several ranks,
         each transport's latency, per-neighbour cost, bandwidth and overlap, by coordinate descent
@@ -211,11 +216,17 @@ def spmv_us(m, r, cls, own_halo=False):
     """The local SpMV of one rank without its floor (machine.cpp's predict); own_halo: without the
     halo block's nonzeros (predicted on their own, halo_us)."""
     c = m["spmv"][cls]
-    b = bytes_of(r) - (r.get("halo_nnz", 0) * 12.0 if own_halo else 0.0)
+    # a class priced by its own bytes (sell-w: the selector's bytes of the block and x's staged
+    # windows, the halo block's nonzeros as CSR's; no x_lines term), where the figures are there
+    own_bytes = c.get("format_bytes_gbps", 0.0) > 0 and r.get("sell_w", {}).get("bytes", 0) > 0
+    if own_bytes:
+        b = r["sell_w"]["bytes"] + r["sell_w"]["window_bytes"] + (0.0 if own_halo else 12.0 * r.get("halo_nnz", 0))
+    else:
+        b = bytes_of(r) - (r.get("halo_nnz", 0) * 12.0 if own_halo else 0.0)
     t = (r["rows"] * c.get("row_ns", 0.0) + r.get("max_row", 0) * c.get("max_row_ns", 0.0)) / 1e3 + b / (
-        c["rate_gbps"] * 1e3)
+        (c["format_bytes_gbps"] if own_bytes else c["rate_gbps"]) * 1e3)
     gather = c.get("gather_gbps") or m.get("gather_gbps")
-    if gather:
+    if gather and not own_bytes:
         t += 64.0 * r.get("x_lines", 0) / (gather * 1e3)
     if c.get("sector_gbps"):
         t += 32.0 * r.get("panel_sectors", 0) / (c["sector_gbps"] * 1e3)
@@ -280,9 +291,18 @@ def degree_figures(r):
     return {**r, "x_lines": t["degree_x_lines"], "panel_sectors": t["degree_panel_sectors"]}
 
 
-def predict_rank(m, r, ranks, transport, order):
+def predict_rank(m, r, ranks, transport, order, follow_pick=True):
     """apps/model/machine.cpp's predict_rank(): (apply µs, order, format) of one rank, the none
-    candidate in the report's format (the selector's pick) where the trial figures list none."""
+    candidate in the report's format (the selector's pick) where the trial figures list none.
+    `follow_pick`: where the model's figures say the selector picks sell-w for the block (its
+    "sell_w" figures, `distspmv model --per-rank`) and the description has that class, the block is
+    sell-w; where the report says sell-w and the figures do not, the model's class for it is
+    "general" (what `distspmv model` predicts there)."""
+    if follow_pick and "sell-w" in m["spmv"]:
+        picked = "sell-w" if "sell_w" in r else r["format"] if r["format"] != "sell-w" else "general"
+        if picked != r["format"]:
+            return predict_rank(m, {**r, "format": picked}, ranks, transport, order, False)
+
     def cls(f):
         return f if f in m["spmv"] else r["format"] if r["format"] in m["spmv"] else "general"
 
@@ -526,6 +546,44 @@ def fit_order_gather(points):
     return rate(points), {n: rate([p for p in points if p[0] != n]) for n in names}
 
 
+def sellw_points(runs):
+    """The one-rank applies that kept sell-w (the selector's pick) and whose figures have sell-w's
+    bytes ("sell_w": the selector's bytes of the block, x's staged windows): per matrix (source,
+    seed) its figures and the median of its applies, with the runs' names."""
+    by = {}
+    for name, j in runs:
+        r = j["per_rank"][0]
+        if j["ranks"] != 1 or r["format"] != "sell-w" or "sell_w" not in r or j.get("order", "none") != "none":
+            continue
+        key = (j["matrix"]["source"], run_key(name, j)[2])
+        by.setdefault(key, (r, [], []))
+        by[key][1].append(j["apply_median_us"])
+        by[key][2].append(name)
+    return [(f"{src.split('/')[-1]}" + (f" --seed {seed}" if seed != 1 else ""), r, statistics.median(t), names)
+            for (src, seed), (r, t, names) in sorted(by.items())]
+
+
+def fit_sellw(points):
+    """sell-w's floor (µs) and format_bytes_gbps: t = floor + (bytes + window_bytes) / rate, least
+    squares on the relative error (two normal equations); and each matrix left out in turn:
+    (floor, rate, {matrix: error of the fit without it})."""
+    def fit(pts):
+        a = [(1.0 / t, (r["sell_w"]["bytes"] + r["sell_w"]["window_bytes"]) / 1e3 / t) for _, r, t, _ in pts]
+        s00, s01, s11 = (sum(x * x for x, _ in a), sum(x * y for x, y in a), sum(y * y for _, y in a))
+        b0, b1 = sum(x for x, _ in a), sum(y for _, y in a)
+        det = s00 * s11 - s01 * s01
+        return (b0 * s11 - b1 * s01) / det, 1.0 / ((s00 * b1 - s01 * b0) / det)
+
+    def err(floor, rate, r, t):
+        return (floor + (r["sell_w"]["bytes"] + r["sell_w"]["window_bytes"]) / (rate * 1e3) - t) / t
+    floor, rate = fit(points)
+    loo = {}
+    for k, (n, r, t, _) in enumerate(points):
+        f, g = fit(points[:k] + points[k + 1:])
+        loo[n] = err(f, g, r, t)
+    return floor, rate, {n: err(floor, rate, r, t) for n, r, t, _ in points}, loo
+
+
 def derive(runs):
     """The description fitted to `runs` (see the module's doc)."""
     formats = sorted({r["format"] for _, j in runs for r in j["per_rank"]})
@@ -646,7 +704,8 @@ def features(runs, cli, max_nnz, path, update, recompute=True):
             fig = [{**{k: r[k] for k in ("rows", "nnz", "ghosts", "sends", "neighbours", "x_lines", "halo_nnz",
                                          "max_row", "panel_sectors")},
                     **({"trial": r["trial"]} if "trial" in r else {}),
-                    **({"halo_trial": r["halo_trial"]} if "halo_trial" in r else {})}
+                    **({"halo_trial": r["halo_trial"]} if "halo_trial" in r else {}),
+                    **({"sell_w": r["sell_w"]} if "sell_w" in r else {})}
                    for r in e["per_rank"]]
             if have.get(str(e["ranks"]), fig) != fig:
                 print(f"model_check.py: {key} at {e['ranks']} ranks differs from {path}", file=sys.stderr)
@@ -671,6 +730,8 @@ def features(runs, cli, max_nnz, path, update, recompute=True):
                     r["trial"] = f["trial"]
                 if "halo_trial" in f:
                     r["halo_trial"] = f["halo_trial"]
+                if "sell_w" in f:
+                    r["sell_w"] = f["sell_w"]
         halo[name] = same
     return halo
 
@@ -756,7 +817,7 @@ def machine_for(j):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=["derive", "check", "panel", "order"])
+    ap.add_argument("what", choices=["derive", "check", "panel", "order", "sellw"])
     ap.add_argument("inputs", nargs="*")
     ap.add_argument("-o", "--output")
     ap.add_argument("--machine", default="auto", help="description JSON; auto: by each report's GPU (jobs/machines/)")
@@ -804,6 +865,17 @@ def main():
                           "trials": [{"matrix": n, "delta_x_kb": round(dx, 1), "delta_us": round(dt, 2),
                                       "predicted_delta_us": round(dx / rate, 2) if rate else None}
                                      for n, dx, dt in points]}, indent=1))
+        return
+    if a.what == "sellw":  # sell-w's floor and format_bytes_gbps (fit_sellw on the one-rank sell-w applies)
+        points = sellw_points(runs)
+        if len(points) < 3:
+            sys.exit("model_check.py: fewer than 3 matrices of one-rank sell-w applies with sell-w's figures")
+        floor, rate, err, loo = fit_sellw(points)
+        print(json.dumps({"floor_us": round(floor, 2), "format_bytes_gbps": round(rate, 1),
+                          "matrices": [{"matrix": n, "runs": names, "bytes": r["sell_w"]["bytes"],
+                                        "window_bytes": r["sell_w"]["window_bytes"], "measured_us": round(t, 1),
+                                        "error": round(err[n], 4), "left_out_error": round(loo[n], 4)}
+                                       for n, r, t, names in points]}, indent=1))
         return
     if a.what == "derive":
         fit_ranks = sorted(int(p) for p in a.fit_ranks.split(",")) if a.fit_ranks else None

@@ -12,6 +12,7 @@
 #include "io/row_split.hpp"
 #include "local_kernels/format_selector.hpp"
 #include "local_kernels/panel/panel.hpp"
+#include "local_kernels/sell/sell.hpp"
 #include "partition/locality.hpp"
 #include "partition/ordering.hpp"
 #include "partition/partition.hpp"
@@ -168,18 +169,39 @@ offset_type block_panel_sectors(const std::vector<offset_type>& row_ptr, const s
   return sectors;
 }
 
-/// trial_formats of a local block at `ranks` ranks (values 0.5: not a pattern; the runs' matrices
-/// have values).
-std::vector<std::string> block_trial_formats(const std::vector<offset_type>& row_ptr, const std::vector<index_type>& col,
-                                             int ranks) {
+/// The row statistics of a local block as the selector computes them (values 0.5: not a pattern;
+/// the runs' matrices have values).
+row_statistics block_statistics(const std::vector<offset_type>& row_ptr, const std::vector<index_type>& col) {
   csr_matrix<double, index_type> b;
   b.rows = b.cols = static_cast<global_index_type>(row_ptr.size()) - 1;
   b.row_ptr = row_ptr;
   b.col_idx = col;
   b.values.assign(col.size(), 0.5);
+  return compute_row_statistics(b);
+}
+
+/// trial_formats of a local block at `ranks` ranks from its statistics.
+std::vector<std::string> block_trial_formats(const row_statistics& s, int ranks) {
   std::vector<std::string> out;
-  for (const auto& c : trial_formats(compute_row_statistics(b), backend::cuda, ranks == 1)) out.push_back(c.format);
+  for (const auto& c : trial_formats(s, backend::cuda, ranks == 1)) out.push_back(c.format);
   return out;
+}
+
+/// x's windows sell-w stages (sell.hpp's x windows): each block of window_rows rows whose columns
+/// span at most a window of window_max_bytes, 8 bytes a column of its span (the builder's window
+/// also covers padding, whose sentinel is the row's last column; empty rows are not counted).
+offset_type block_window_bytes(const std::vector<offset_type>& row_ptr, const std::vector<index_type>& col) {
+  const auto rows = static_cast<global_index_type>(row_ptr.size()) - 1;
+  const auto fit = static_cast<global_index_type>(sell::window_max_bytes / sizeof(double));
+  offset_type bytes = 0;
+  for (global_index_type first = 0; first < rows; first += sell::window_rows) {
+    const global_index_type last = std::min<global_index_type>(rows, first + sell::window_rows);
+    if (row_ptr[first] == row_ptr[last]) continue;
+    const auto [lo, hi] = std::minmax_element(col.begin() + row_ptr[first], col.begin() + row_ptr[last]);
+    const global_index_type span = static_cast<global_index_type>(*hi) - *lo + 1;
+    if (span <= fit) bytes += 8 * span;
+  }
+  return bytes;
 }
 
 /// The halo block's trial figures (dist/setup/halo_plan.cpp's order_halo_block, then
@@ -326,7 +348,11 @@ std::vector<rank_figures> halo_figures(const pattern& a, const std::vector<int>&
   // writes its own figures), one block per thread.
 #pragma omp parallel for schedule(dynamic, 1)
   for (int r = 0; r < ranks; ++r) {
-    if (f[r].local_nnz() < panel_figures_nnz && !order_trial) continue;
+    // Also where CSR's bytes of the block (values, columns, a row offset a row: format_bytes_per_
+    // nonzero's csr in double) pass l2_resident_bytes, without which rule 2a does not pick sell-w.
+    const double csr_bytes = 12.0 * static_cast<double>(f[r].local_nnz()) + 8.0 * static_cast<double>(f[r].rows);
+    if (f[r].local_nnz() < panel_figures_nnz && !order_trial && csr_bytes <= static_cast<double>(l2_resident_bytes))
+      continue;
     const auto n = static_cast<std::size_t>(first[r + 1] - first[r]);
     std::vector<offset_type> row_ptr(n + 1, 0), whole(n + 1, 0);
     std::vector<index_type> col;
@@ -343,10 +369,17 @@ std::vector<rank_figures> halo_figures(const pattern& a, const std::vector<int>&
     std::vector<std::int64_t> stamp(n / 4 + 1, -1);
     std::int64_t group = -1;
     if (f[r].local_nnz() >= panel_figures_nnz) f[r].panel_sectors = block_panel_sectors(row_ptr, col, stamp, group);
+    // The selector's pick on the block (the rule itself, on the block's statistics); sell-w's figures.
+    const auto stats = block_statistics(row_ptr, col);
+    f[r].pick = select_format(stats, backend::cuda).format;
+    if (f[r].pick == "sell-w") {
+      f[r].sell_w_bytes = format_bytes_per_nonzero(stats).sell_windows * static_cast<double>(stats.nnz);
+      f[r].window_bytes = block_window_bytes(row_ptr, col);
+    }
     if (!order_trial) continue;
     f[r].trial = true;
     const bool large = f[r].local_nnz() >= trial_panel_nnz;  // (trial_formats adds no panel below)
-    if (large) f[r].none_formats = block_trial_formats(row_ptr, col, ranks);
+    if (large) f[r].none_formats = block_trial_formats(stats, ranks);
     // Degree order of the whole rows (the GPU's order counts the halo entries too), rows and
     // owned columns renamed, columns sorted in each row.
     const auto order = partition::degree_order(whole);
@@ -365,7 +398,7 @@ std::vector<rank_figures> halo_figures(const pattern& a, const std::vector<int>&
     col.shrink_to_fit();
     f[r].degree_x_lines = block_x_lines(d_ptr, d_col, stamp, group);
     if (f[r].local_nnz() >= panel_figures_nnz) f[r].degree_panel_sectors = block_panel_sectors(d_ptr, d_col, stamp, group);
-    if (large) f[r].degree_formats = block_trial_formats(d_ptr, d_col, ranks);
+    if (large) f[r].degree_formats = block_trial_formats(block_statistics(d_ptr, d_col), ranks);
   }
   // The halo block's trial (the CUDA backend's halo_trial), where the block is large enough.
 #pragma omp parallel for schedule(dynamic, 1)

@@ -26,6 +26,10 @@
 // by the margin; where the trial times the selector's pick alone in each order (small CSR blocks),
 // degree predicted as the read order + 64 * (degree_x_lines - x_lines) / order_gather[class]
 // (h200_ib.json's csr since 2026-12-02: jobs/results/2026-12-02_model_check9).
+// A block the selector gives sell-w (rank_figures::pick, select_format on the block's statistics)
+// is predicted in the sell-w class where the description has one: B = the selector's bytes of the
+// block (format_bytes_per_nonzero's sell_windows x nnz) + x's staged windows (+ 12 a halo nonzero),
+// at format_bytes_gbps, no x_lines term (jobs/results/2026-12-02_model_check10).
 // jobs/model_check.py computes the same and fits the description to measured runs.
 #include <algorithm>
 #include <fstream>
@@ -68,7 +72,7 @@ machine read_machine(const std::string& path) {
       m.classes.emplace_back(name, spmv_class{c.at("floor_us").get<double>(), c.value("row_ns", 0.0),
                                               c.value("max_row_ns", 0.0), c.at("rate_gbps").get<double>(),
                                               c.value("gather_gbps", 0.0), c.value("sector_gbps", 0.0),
-                                              c.value("order_gather_gbps", 0.0)});
+                                              c.value("order_gather_gbps", 0.0), c.value("format_bytes_gbps", 0.0)});
     for (const auto& [name, x] : j.at("exchange").items())
       m.transports.emplace_back(name, exchange_figures{x.at("latency_us").get<double>(), x.at("per_neighbour_us").get<double>(),
                                                        x.at("bandwidth_gbps").get<double>(), x.at("overlap").get<double>()});
@@ -89,12 +93,17 @@ prediction predict(const machine& m, const rank_figures& r, int ranks, int gpus_
   const spmv_class& c = m.spmv(cls);
   // The halo block on its own (halo_cls): its nonzeros' bytes leave the rank's class.
   const bool own_halo = ranks > 1 && !halo_cls.empty();
-  const double bytes = static_cast<double>(own_halo ? r.local_nnz() : r.nnz) * 12.0 + static_cast<double>(r.rows) * 24.0;
+  // A class priced by its own bytes (sell-w): the selector's bytes of the local block and x's staged
+  // windows, the halo block's nonzeros as CSR's, no x_lines term (its gathers read shared memory).
+  const bool own_bytes = c.format_bytes_gbps > 0 && r.sell_w_bytes > 0;
+  const double bytes =
+      own_bytes ? r.sell_w_bytes + static_cast<double>(r.window_bytes) + (own_halo ? 0.0 : 12.0 * static_cast<double>(r.halo_nnz))
+                : static_cast<double>(own_halo ? r.local_nnz() : r.nnz) * 12.0 + static_cast<double>(r.rows) * 24.0;
   // GB/s = 1e3 bytes per µs
   double compute_us = (static_cast<double>(r.rows) * c.row_ns + static_cast<double>(r.max_row) * c.max_row_ns) / 1e3 +
-                      bytes / (c.rate_gbps * 1e3);
+                      bytes / ((own_bytes ? c.format_bytes_gbps : c.rate_gbps) * 1e3);
   const double gather = c.gather_gbps > 0 ? c.gather_gbps : m.gather_gbps;
-  if (gather > 0) compute_us += 64.0 * static_cast<double>(r.x_lines) / (gather * 1e3);
+  if (gather > 0 && !own_bytes) compute_us += 64.0 * static_cast<double>(r.x_lines) / (gather * 1e3);
   if (c.sector_gbps > 0) compute_us += 32.0 * static_cast<double>(r.panel_sectors) / (c.sector_gbps * 1e3);
   compute_us += order_us;
   double halo_us = 0;
@@ -155,10 +164,13 @@ prediction predict(const machine& m, const rank_figures& r, int ranks, int gpus_
 }
 
 prediction predict_rank(const machine& m, const rank_figures& r, int ranks, int gpus_per_host, const std::string& cls,
-                        const std::string& order, const std::string& transport_on_host) {
+                        const std::string& order, const std::string& transport_on_host, bool follow_pick) {
   const auto has = [&](const std::string& name) {
     return std::any_of(m.classes.begin(), m.classes.end(), [&](const auto& c) { return c.first == name; });
   };
+  // The selector's pick of the block where it is sell-w (x windows): predicted in that class.
+  if (follow_pick && r.pick == "sell-w" && has("sell-w") && cls != "sell-w")
+    return predict_rank(m, r, ranks, gpus_per_host, "sell-w", order, transport_on_host, false);
   const auto class_of = [&](const std::string& format) { return has(format) ? format : cls; };
   rank_figures degree = r;
   degree.x_lines = r.degree_x_lines;

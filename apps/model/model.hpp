@@ -79,6 +79,17 @@ struct rank_figures {
   std::string halo_pick;
   offset_type halo_x_lines = 0;
   offset_type halo_panel_sectors = 0;
+  /// The local block's format as the program picks it: select_format on the block's
+  /// compute_row_statistics (the real rule, local_kernels/format_selector.cpp), computed where the
+  /// local block is built (panel figures, the order's trial, or CSR's bytes past l2_resident_bytes,
+  /// which rule 2a needs before it picks sell-w); empty elsewhere.
+  std::string pick;
+  /// Where the pick is sell-w (x windows, rule 2a): the bytes the selector prices it at
+  /// (format_bytes_per_nonzero's sell_windows x the block's nonzeros: capped slots, the spill with
+  /// spill_row_bytes a spilled row, the row permutation) and x's windows the kernel stages in
+  /// shared memory (8 bytes a column of each 2048-row block whose columns span a window that fits).
+  double sell_w_bytes = 0;
+  offset_type window_bytes = 0;
 };
 
 /// Panel sectors are counted from this many local nonzeros (a forced `--format panel` on a
@@ -140,6 +151,11 @@ struct spmv_class {
   /// cost of a line between two orders of one block, fitted on the trials' own timings:
   /// jobs/model_check.py order); 0: the model keeps the read order there.
   double order_gather_gbps = 0;
+  /// The format's own bytes per second (sell-w: rank_figures::sell_w_bytes + window_bytes, + 12 a
+  /// halo nonzero where the halo block is not predicted on its own), in place of the CSR-equivalent
+  /// bytes at rate_gbps and of x_lines' gathers (the windows stage x); 0: no such term. A block
+  /// without those figures (sell_w_bytes 0) falls back to rate_gbps and the gathers.
+  double format_bytes_gbps = 0;
 };
 struct machine {
   std::string file, description;
@@ -177,8 +193,11 @@ prediction predict(const machine& m, const rank_figures& r, int ranks, int gpus_
 /// `cls`), "degree" (the degree-order figures), or "auto" (where r.trial: the trial's candidates,
 /// each predicted, an order kept only where it beats the read order by order_trial_margin, as
 /// dist/matrix_order.cpp keeps it). A candidate format the description has no class for takes `cls`.
+/// `follow_pick`: where the block's pick (rank_figures::pick) is sell-w and the description has a
+/// sell-w class, the read order's candidate is sell-w instead of `cls` (`--format-class auto`).
 prediction predict_rank(const machine& m, const rank_figures& r, int ranks, int gpus_per_host, const std::string& cls,
-                        const std::string& order, const std::string& transport_on_host = "");
+                        const std::string& order, const std::string& transport_on_host = "",
+                        bool follow_pick = true);
 using partition::order_trial_margin;
 
 /// The format class from the pattern: "diagonal" where at most 32 diagonals hold 95% of a sample

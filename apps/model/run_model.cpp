@@ -91,7 +91,7 @@ int run_model(const options& o) {
     const bool trial = trial_at(1, &rule);
     const rank_figures whole = halo_figures(a, std::vector<int>(static_cast<std::size_t>(a.rows), 0), 1,
                                             o.gpus_per_host, trial)[0];
-    one_gpu = predict_rank(*m, whole, 1, o.gpus_per_host, cls, o.order);
+    one_gpu = predict_rank(*m, whole, 1, o.gpus_per_host, cls, o.order, "", o.format_class == "auto");
     one_gpu_us = one_gpu.apply_us;
     std::printf("predicted apply on 1 GPU: %.1f us (order %s, %s)%s%s\n", one_gpu_us, one_gpu.order.c_str(),
                 one_gpu.format.c_str(), o.order == "auto" ? "; order rule: " : "", rule.reason.c_str());
@@ -144,7 +144,7 @@ int run_model(const options& o) {
     int slowest_rank = 0, ordered_ranks = 0;
     if (m)
       for (int r = 0; r < p; ++r) {
-        const auto pr = predict_rank(*m, f[r], p, o.gpus_per_host, cls, o.order, o.transport);
+        const auto pr = predict_rank(*m, f[r], p, o.gpus_per_host, cls, o.order, o.transport, o.format_class == "auto");
         ordered_ranks += pr.order != "none";
         if (pr.apply_us > slowest.apply_us) {
           slowest = pr;
@@ -212,6 +212,11 @@ int run_model(const options& o) {
                               {"degree_panel_sectors", f[q].degree_panel_sectors},
                               {"none_formats", f[q].none_formats},
                               {"degree_formats", f[q].degree_formats}};
+      for (std::size_t q = 0; q < f.size(); ++q) {
+        if (!f[q].pick.empty()) list[q]["pick"] = f[q].pick;
+        if (f[q].pick == "sell-w")
+          list[q]["sell_w"] = {{"bytes", f[q].sell_w_bytes}, {"window_bytes", f[q].window_bytes}};
+      }
       for (std::size_t q = 0; q < f.size(); ++q)
         if (f[q].halo_trial)
           list[q]["halo_trial"] = {{"pick", f[q].halo_pick},

@@ -10,7 +10,10 @@
 #     in degree order: panel's floor) and 2 (the halo blocks' trial of panel: their panel_sectors);
 #  4. the same on a CSR block whose trial times CSR alone in each order (gen:rmat:14:8, --format-class
 #     csr, 1 and 2 ranks): degree kept on one rank by CSR's order_gather_gbps (check 9);
-#  5. the generator seed of a run: the report's matrix.seed, else (reports before 2026-12-02) its
+#  5. the same on blocks the selector gives sell-w (gen:lognormal:400000:2.5:0.8:2000 at 1 and 2
+#     ranks: select_format on each block's statistics picks it; priced by the selector's bytes and
+#     x's staged windows at the sell-w class's format_bytes_gbps, check 10);
+#  6. the generator seed of a run: the report's matrix.seed, else (reports before 2026-12-02) its
 #     line in the case list beside an ab_gpu.sh runs.tgz (RESULTS/runN/cases*.txt).
 # Usage: model_check_test.sh PYTHON3 SOURCE_DIR DISTSPMV WORK_DIR
 set -euo pipefail
@@ -78,6 +81,26 @@ for e in j["per_ranks"]:
     if p == 1:
         assert out[0][1] == "degree" and e["predicted"]["slowest_order"] == "degree", (out, e["predicted"])
 print("Python and C++ predictions agree on a CSR block's order trial (degree kept on one rank)")
+PY
+"$cli" model gen:lognormal:400000:2.5:0.8:2000 --ranks 1,2 --machine "$src/jobs/machines/h200_ib.json" --per-rank \
+  --json "$work/model_sellw.json" > /dev/null
+"$py" - "$src" "$work/model_sellw.json" <<'PY'
+import json, sys
+sys.path.insert(0, sys.argv[1] + "/jobs")
+import model_check
+j = json.load(open(sys.argv[2]))
+m = json.load(open(j["machine"]["file"]))
+assert m["spmv"]["sell-w"].get("format_bytes_gbps"), "h200_ib.json: no sell-w class priced by its bytes"
+assert j["predicted_one_gpu"]["format"] == "sell-w", j["predicted_one_gpu"]
+for e in j["per_ranks"]:
+    p, ranks = e["ranks"], [{**r, "format": j["format_class"]} for r in e["per_rank"]]
+    assert all(r.get("pick") == "sell-w" and "sell_w" in r for r in e["per_rank"]), "no sell-w pick"
+    out = [model_check.predict_rank(m, r, p, None, "auto" if "trial" in r else "none") for r in ranks]
+    apply = max(o[0] for o in out)
+    if abs(apply - e["predicted"]["apply_us"]) > 1e-6:
+        sys.exit(f"sell-w, P={p}: Python {apply} us, distspmv model {e['predicted']['apply_us']} us")
+    assert all(o[2] == "sell-w" for o in out) and e["predicted"]["slowest_format"] == "sell-w", (out, e["predicted"])
+print("Python and C++ predictions agree on sell-w blocks (the selector's pick)")
 PY
 "$cli" gen:rmat:10:8 --seed 7 --backend host --iters 1 --check --json "$work/seeded.json" > /dev/null
 "$py" - "$src" "$work" <<'PY'
