@@ -62,16 +62,18 @@ int run_info(const std::string& source, const std::string& json, bool allow_nonf
   fmt::print("diagonals     {}{}\n", s.diagonals, s.diagonals > 4096 ? "+" : "");
   fmt::print("symmetry      {}\n", symmetric ? "symmetric" : pattern_symmetric ? "pattern-symmetric" : "unsymmetric");
   fmt::print("values        {}\n", s.pattern ? "every value 1 (a pattern: CSR stores none)" : "stored");
-  fmt::print("padding       ELL {:.2f}  SELL-32 {:.2f}  SELL-32-256 (sorted) {:.2f}  SELL-32-2048 {:.2f} (top slices capped {:.2f}){}\n",
+  fmt::print("padding       ELL {:.2f}  SELL-32 {:.2f}  SELL-32-256 (sorted) {:.2f}  SELL-32-2048 {:.2f} (top slices "
+             "capped {:.2f}){}\n",
              s.ell_padding, s.sell32_padding, s.sell32_sorted_padding, s.sell32_window_padding,
              s.sell32_window_capped_padding,
              s.hdia_padding > 0    ? fmt::format("  HDIA (32-row hacks) {:.3f}", s.hdia_padding)
              : s.hdia_padding < 0 ? std::string("  HDIA refuses")
                                   : std::string());
+  const double rows = static_cast<double>(std::max<global_index_type>(1, s.rows));
   fmt::print("x windows     {:.1f}% of the nonzeros in 2048-row blocks whose columns fit a shared-memory window; "
              "top slices spill {:.2f}% of the nonzeros from {:.3f}% of the rows\n",
              100 * s.window_fit, 100 * s.sell32_window_spill,
-             100 * s.sell32_window_spill_rows * static_cast<double>(s.nnz) / static_cast<double>(std::max<global_index_type>(1, s.rows)));
+             100 * s.sell32_window_spill_rows * static_cast<double>(s.nnz) / rows);
   fmt::print("suggested     {} ({})\n", select_format(s, backend::cuda).format, select_format(s, backend::cuda).reason);
 
   // Bytes per format: build every host-capable format (double values, 32-bit columns).

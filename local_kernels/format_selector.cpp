@@ -117,7 +117,8 @@ row_statistics compute_row_statistics(const csr_matrix<V, I>& a) {
   const auto costs = detail::window_spill_costs(s.value_bytes);
   for (std::size_t first = 0; first < lengths.size(); first += sell::window_rows) {
     offset_type top[32] = {};
-    std::copy_n(lengths.begin() + static_cast<std::ptrdiff_t>(first), std::min<std::size_t>(32, lengths.size() - first), top);
+    std::copy_n(lengths.begin() + static_cast<std::ptrdiff_t>(first), std::min<std::size_t>(32, lengths.size() - first),
+                top);
     const offset_type cap = sell::detail::spill_cap(top, costs.slot, costs.spill, costs.row);
     windows.capped_slots -= 32.0 * static_cast<double>(top[0] - cap);
     for (const offset_type len : top)
@@ -163,10 +164,10 @@ format_bytes format_bytes_per_nonzero(const row_statistics& s) {
                                                        static_cast<global_index_type>(sell::max_column_offset);
   const double window_slot = value + (windows_16bit ? short_column : column);
   const auto spill = detail::window_spill_costs(s.value_bytes);
-  b.sell_windows = per_row * column + (s.value_bytes == 8 ? s.sell32_window_capped_padding * window_slot +
-                                                                s.sell32_window_spill * static_cast<double>(spill.spill) +
-                                                                s.sell32_window_spill_rows * static_cast<double>(spill.row)
-                                                          : s.sell32_window_padding * window_slot);
+  const double capped = s.sell32_window_capped_padding * window_slot +
+                        s.sell32_window_spill * static_cast<double>(spill.spill) +
+                        s.sell32_window_spill_rows * static_cast<double>(spill.row);
+  b.sell_windows = per_row * column + (s.value_bytes == 8 ? capped : s.sell32_window_padding * window_slot);
   b.csr = (s.pattern ? 0 : value) + column + per_row * sizeof(offset_type);
   return b;
 }
@@ -203,7 +204,8 @@ format_choice select_format(const row_statistics& s, backend where) {
   //     (band 5000: 0.49x), hence 95%. Blocks that stay in L2 keep the rules below. Priced with
   //     its top-slice spill in double (format_bytes_per_nonzero), sell-w took five of eight
   //     lognormal shapes of sigma 0.7-1.4 (none in the bench set) from csr-split or cuSPARSE:
-  //     1.00-1.08x -> 1.05-1.41x cuSPARSE CSR, none slower (jobs/results/2026-12-02_h200_small_spill, run 2).
+  //     1.00-1.08x -> 1.05-1.41x cuSPARSE CSR, none slower (jobs/results/2026-12-02_h200_small_spill,
+  //     run 2).
   if (const auto bytes = format_bytes_per_nonzero(s);
       bytes.csr * static_cast<double>(s.nnz) > static_cast<double>(l2_resident_bytes) && s.window_fit >= 0.95 &&
       bytes.sell_windows <= 1.05 * bytes.csr)
