@@ -5,7 +5,6 @@
     python3 jobs/model_check.py check  [--machine FILE.json] [-o DIR] [--cli BUILD/apps/distspmv] [INPUT ...]
     python3 jobs/model_check.py panel  [--machine FILE.json] [--set current] [INPUT ...]   (panel's floor)
     python3 jobs/model_check.py order  [--format csr] [INPUT ...]   (a class's order_gather_gbps)
-    python3 jobs/model_check.py reuse  [--machine FILE.json] [INPUT ...]   (panel_reuse's forms, check 11)
 
 The model (apps/model/machine.cpp computes the same): for one rank, B = nnz * 12 + rows * 24 bytes
 (CSR-equivalent) and G = 64 * x_lines (x_lines: the distinct 64-byte lines of x that each 32
@@ -34,10 +33,6 @@ sellw   fits sell-w's floor and format_bytes_gbps (check 10, 2026-12-02): a bloc
         nonzero's sell_windows x nnz) + x's staged windows ("sell_w" of the figures), t = floor +
         B / rate on one GPU, least squares on the relative error over the one-rank sell-w applies
         (sellw_points: one point per matrix, the median of its applies), each matrix also left out.
-reuse   fits forms of an x term built on the L2 reuse figure panel_reuse (check 11, 2026-12-02: the reads
-        of each panel's distinct sectors whose LRU stack distance, panels in order, is under 1-128 MiB)
-        beside panel's floor and bytes, on the H200 one-rank panel products the model can keep
-        (reuse_points), each matrix also left out (fit_reuse); none was kept in the description.
 derive  fits the machine description to the runs (distspmv's --json reports, one file per run): per
         format floor, row_ns and rate, the gather rate, the floor F of an apply on several ranks,
         each transport's latency, per-neighbour cost, bandwidth and overlap, by coordinate descent
@@ -238,9 +233,6 @@ def spmv_us(m, r, cls, own_halo=False):
     return t
 
 
-REUSE_CAPACITIES = [2 ** (20 + k) for k in range(8)]  # model.hpp's reuse_capacity_bytes(k): 1-128 MiB
-
-
 def halo_us(m, r, cls):
     """The halo block's product on its own in class `cls`: halo_nnz * 12 bytes at its rate and
     64 * its x_lines at the class's own gather rate (panel's) or else the machine's, and for panels
@@ -296,8 +288,7 @@ def requested_order(j):
 
 def degree_figures(r):
     t = r["trial"]
-    return {**r, "x_lines": t["degree_x_lines"], "panel_sectors": t["degree_panel_sectors"],
-            "panel_reuse": t.get("degree_panel_reuse")}
+    return {**r, "x_lines": t["degree_x_lines"], "panel_sectors": t["degree_panel_sectors"]}
 
 
 def predict_rank(m, r, ranks, transport, order, follow_pick=True):
@@ -555,79 +546,6 @@ def fit_order_gather(points):
     return rate(points), {n: rate([p for p in points if p[0] != n]) for n in names}
 
 
-def _solve(a, b):
-    """x with a x = b (Gaussian elimination, partial pivoting; a small and well posed)."""
-    n = len(b)
-    m = [list(a[i]) + [b[i]] for i in range(n)]
-    for i in range(n):
-        p = max(range(i, n), key=lambda k: abs(m[k][i]))
-        m[i], m[p] = m[p], m[i]
-        for k in range(n):
-            if k != i:
-                f = m[k][i] / m[i][i]
-                m[k] = [x - f * y for x, y in zip(m[k], m[i])]
-    return [m[i][n] / m[i][i] for i in range(n)]
-
-
-# The forms `reuse` tries for the x term of a panel block (check 11), beside panel's floor and bytes as
-# the description has them: each a list of columns (per product, in µs per unit of the fitted weight).
-# hit, miss: 32 bytes a read of panel_sectors that an LRU cache of the capacity keeps (panel_reuse[k])
-# or not; xl: 64 bytes an x_line; nnz: a nonzero.
-REUSE_FORMS = {
-    "miss+hit": lambda r, hit: [32.0 * (r["panel_sectors"] - hit) / 1e3, 32.0 * hit / 1e3],
-    "nnz+miss+hit": lambda r, hit: [r["nnz"] / 1e3, 32.0 * (r["panel_sectors"] - hit) / 1e3, 32.0 * hit / 1e3],
-    "xl+miss": lambda r, hit: [64.0 * r["x_lines"] / 1e3, 32.0 * (r["panel_sectors"] - hit) / 1e3],
-    "xl+miss+hit": lambda r, hit: [64.0 * r["x_lines"] / 1e3, 32.0 * (r["panel_sectors"] - hit) / 1e3,
-                                   32.0 * hit / 1e3],
-    "xl (today's)": lambda r, hit: [64.0 * r["x_lines"] / 1e3],
-}
-
-
-def fit_reuse(points, m, form, k):
-    """One form of REUSE_FORMS at capacity REUSE_CAPACITIES[k] on reuse_points: t = floor + bytes / rate
-    (panel's, as `m` has them) + w . columns, w by least squares on the relative error; and each
-    matrix left out in turn. Returns (w, [error per point], [left-out error per point])."""
-    c = m["spmv"]["panel"]
-    rows = [(n, c["floor_us"] + bytes_of(r) / (c["rate_gbps"] * 1e3), REUSE_FORMS[form](r, r["panel_reuse"][k]), t)
-            for n, r, t, _ in points]
-
-    def fit(rs):
-        q = len(rs[0][2])
-        a = [[sum(x[i] * x[j] / t ** 2 for _, _, x, t in rs) for j in range(q)] for i in range(q)]
-        b = [sum(x[i] * (t - base) / t ** 2 for _, base, x, t in rs) for i in range(q)]
-        return _solve(a, b)
-
-    def err(w, row):
-        _, base, x, t = row
-        return (base + sum(a * b for a, b in zip(w, x)) - t) / t
-    w = fit(rows)
-    loo = [err(fit([o for o in rows if o[0] != row[0]]), row) for row in rows]
-    return w, [err(w, row) for row in rows], loo
-
-
-def reuse_points(runs):
-    """panel_points of the H200 runs whose figures have panel_reuse, one per matrix (source, seed) and
-    order: (matrix, figures in the order timed, µs, order). A degree product only where the model
-    can keep it (its panels read fewer sectors by the margin: predict_rank's rule, before any time),
-    so the lognormal degree products, whose loss no x figure shows (check 9), are left out."""
-    out, seen = [], set()
-    for name, j in runs:
-        if "H200" not in j.get("gpu", ""):
-            continue
-        none = j["per_rank"][0]
-        for r, t in panel_points([(name, j)]):
-            order = "none" if r is none else "degree"
-            key = (j["matrix"]["source"], run_key(name, j)[2], order)
-            if key in seen or not r.get("panel_reuse"):
-                continue
-            if order == "degree" and not r["panel_sectors"] < none["panel_sectors"] * (1 - ORDER_MARGIN):
-                continue
-            seen.add(key)
-            seed = run_key(name, j)[2]
-            out.append((j["matrix"]["source"].split("/")[-1] + (f" --seed {seed}" if seed != 1 else ""), r, t, order))
-    return out
-
-
 def sellw_points(runs):
     """The one-rank applies that kept sell-w (the selector's pick) and whose figures have sell-w's
     bytes ("sell_w": the selector's bytes of the block, x's staged windows): per matrix (source,
@@ -785,7 +703,6 @@ def features(runs, cli, max_nnz, path, update, recompute=True):
         for e in out["per_ranks"]:
             fig = [{**{k: r[k] for k in ("rows", "nnz", "ghosts", "sends", "neighbours", "x_lines", "halo_nnz",
                                          "max_row", "panel_sectors")},
-                    **({"panel_reuse": r["panel_reuse"]} if "panel_reuse" in r else {}),
                     **({"trial": r["trial"]} if "trial" in r else {}),
                     **({"halo_trial": r["halo_trial"]} if "halo_trial" in r else {}),
                     **({"sell_w": r["sell_w"]} if "sell_w" in r else {})}
@@ -809,8 +726,6 @@ def features(runs, cli, max_nnz, path, update, recompute=True):
             for f, r in zip(fig, j["per_rank"]):
                 r["x_lines"], r["halo_nnz"], r["max_row"] = f["x_lines"], f.get("halo_nnz", 0), f.get("max_row", 0)
                 r["panel_sectors"] = f.get("panel_sectors", 0)
-                if "panel_reuse" in f:
-                    r["panel_reuse"] = f["panel_reuse"]
                 if "trial" in f:
                     r["trial"] = f["trial"]
                 if "halo_trial" in f:
@@ -902,7 +817,7 @@ def machine_for(j):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=["derive", "check", "panel", "order", "sellw", "reuse"])
+    ap.add_argument("what", choices=["derive", "check", "panel", "order", "sellw"])
     ap.add_argument("inputs", nargs="*")
     ap.add_argument("-o", "--output")
     ap.add_argument("--machine", default="auto", help="description JSON; auto: by each report's GPU (jobs/machines/)")
@@ -950,24 +865,6 @@ def main():
                           "trials": [{"matrix": n, "delta_x_kb": round(dx, 1), "delta_us": round(dt, 2),
                                       "predicted_delta_us": round(dx / rate, 2) if rate else None}
                                      for n, dx, dt in points]}, indent=1))
-        return
-    if a.what == "reuse":  # the L2 reuse figure's forms and capacities (fit_reuse on reuse_points)
-        path = machine_for(runs[0][1]) if a.machine == "auto" else pathlib.Path(a.machine)
-        m, points = json.loads(path.read_text()), reuse_points(runs)
-        out = {"machine": str(path), "points": [{"matrix": n, "order": o, "measured_us": round(t, 1),
-                                                 "panel_sectors": r["panel_sectors"], "nnz": r["nnz"],
-                                                 "panel_reuse": r["panel_reuse"]} for n, r, t, o in points],
-               "fits": []}
-        for form in REUSE_FORMS:
-            for k, cap in enumerate(REUSE_CAPACITIES):
-                w, err, loo = fit_reuse(points, m, form, k)
-                out["fits"].append({"form": form, "capacity_mib": cap >> 20, "weights_us_per_kb_or_knnz": w,
-                                    "max_abs_error": round(max(map(abs, err)), 4),
-                                    "mean_abs_error": round(statistics.mean(map(abs, err)), 4),
-                                    "left_out_max_abs_error": round(max(map(abs, loo)), 4),
-                                    "left_out_mean_abs_error": round(statistics.mean(map(abs, loo)), 4),
-                                    "errors": [round(e, 4) for e in err], "left_out_errors": [round(e, 4) for e in loo]})
-        print(json.dumps(out, indent=1))
         return
     if a.what == "sellw":  # sell-w's floor and format_bytes_gbps (fit_sellw on the one-rank sell-w applies)
         points = sellw_points(runs)

@@ -1,7 +1,6 @@
 // The halo at P ranks without P processes (model.hpp): the pattern, the read ranges, the
 // partitioners of a real run, and per rank the figures its halo plan would report.
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <numeric>
 #include <utility>
@@ -151,44 +150,12 @@ offset_type block_x_lines(const std::vector<offset_type>& row_ptr, const std::ve
 }
 
 /// panel_sectors of a local block: the panels plan_panels cuts, the distinct 32-byte sectors of x
-/// each reads. With `reuse`, also the L2 reuse of those reads (rank_figures::panel_reuse): the
-/// panels taken in order, each panel's distinct sectors in its column order, the LRU stack distance
-/// of each read (the distinct sectors read since the sector's previous read by an earlier panel, a
-/// Fenwick tree over the reads' times holding each sector's latest), counted where 32 bytes times
-/// that distance is below reuse_capacity_bytes(k).
+/// each reads.
 offset_type block_panel_sectors(const std::vector<offset_type>& row_ptr, const std::vector<index_type>& col,
-                                std::vector<std::int64_t>& stamp, std::int64_t& group,
-                                std::array<offset_type, reuse_capacities>* reuse = nullptr) {
+                                std::vector<std::int64_t>& stamp, std::int64_t& group) {
   const auto plan = panel::plan_panels(row_ptr, panel::panel_params{});
   const std::vector<offset_type>& rp = plan.panel_row_ptr(row_ptr);  // panel rows: long rows in parts
   offset_type sectors = 0;
-  // (reuse) each sector's latest read (its time + 1; 0: none) and the tree over the reads' times.
-  std::vector<offset_type> latest, tree;
-  if (reuse) {
-    reuse->fill(0);
-    latest.assign(stamp.size(), 0);
-    offset_type reads = 0;  // a first pass: the reads (panel_sectors), the tree's size
-    for (std::size_t p = 0; p + 1 < plan.panel_row.size(); ++p) {
-      ++group;
-      for (offset_type e = rp[plan.panel_row[p]]; e < rp[plan.panel_row[p + 1]]; ++e) {
-        const auto sector = static_cast<std::size_t>(col[e] / 4);
-        if (stamp[sector] != group) {
-          stamp[sector] = group;
-          ++reads;
-        }
-      }
-    }
-    tree.assign(static_cast<std::size_t>(reads) + 1, 0);
-  }
-  const auto add = [&](offset_type t, offset_type v) {
-    for (auto i = static_cast<std::size_t>(t); i < tree.size(); i += i & (~i + 1)) tree[i] += v;
-  };
-  const auto prefix = [&](offset_type t) {  // reads at times 1..t that are still their sector's latest
-    offset_type s = 0;
-    for (auto i = static_cast<std::size_t>(t); i > 0; i -= i & (~i + 1)) s += tree[i];
-    return s;
-  };
-  offset_type distinct = 0;  // sectors read so far (the tree's total)
   for (std::size_t p = 0; p + 1 < plan.panel_row.size(); ++p) {
     ++group;
     for (offset_type e = rp[plan.panel_row[p]]; e < rp[plan.panel_row[p + 1]]; ++e) {
@@ -196,18 +163,6 @@ offset_type block_panel_sectors(const std::vector<offset_type>& row_ptr, const s
       if (stamp[sector] != group) {
         stamp[sector] = group;
         ++sectors;
-        if (!reuse) continue;
-        const offset_type before = latest[sector];
-        if (before > 0) {
-          const offset_type distance = distinct - prefix(before);  // read after it, each sector once
-          for (int k = 0; k < reuse_capacities; ++k)
-            if (32.0 * static_cast<double>(distance) < reuse_capacity_bytes(k)) ++(*reuse)[static_cast<std::size_t>(k)];
-          add(before, -1);
-        } else {
-          ++distinct;
-        }
-        add(sectors, 1);
-        latest[sector] = sectors;
       }
     }
   }
@@ -413,8 +368,7 @@ std::vector<rank_figures> halo_figures(const pattern& a, const std::vector<int>&
     }
     std::vector<std::int64_t> stamp(n / 4 + 1, -1);
     std::int64_t group = -1;
-    if (f[r].local_nnz() >= panel_figures_nnz)
-      f[r].panel_sectors = block_panel_sectors(row_ptr, col, stamp, group, &f[r].panel_reuse);
+    if (f[r].local_nnz() >= panel_figures_nnz) f[r].panel_sectors = block_panel_sectors(row_ptr, col, stamp, group);
     // The selector's pick on the block (the rule itself, on the block's statistics); sell-w's figures.
     const auto stats = block_statistics(row_ptr, col);
     f[r].pick = select_format(stats, backend::cuda).format;
@@ -443,8 +397,7 @@ std::vector<rank_figures> halo_figures(const pattern& a, const std::vector<int>&
     col.clear();
     col.shrink_to_fit();
     f[r].degree_x_lines = block_x_lines(d_ptr, d_col, stamp, group);
-    if (f[r].local_nnz() >= panel_figures_nnz)
-      f[r].degree_panel_sectors = block_panel_sectors(d_ptr, d_col, stamp, group, &f[r].degree_panel_reuse);
+    if (f[r].local_nnz() >= panel_figures_nnz) f[r].degree_panel_sectors = block_panel_sectors(d_ptr, d_col, stamp, group);
     if (large) f[r].degree_formats = block_trial_formats(block_statistics(d_ptr, d_col), ranks);
   }
   // The halo block's trial (the CUDA backend's halo_trial), where the block is large enough.

@@ -7,7 +7,6 @@
 // docs/performance.md ("Past four GPUs") gives the model and its check against measured runs.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -18,11 +17,6 @@
 #include "partition/locality.hpp"
 
 namespace distspmv::model {
-
-/// The capacities at which rank_figures::panel_reuse counts the reads of x that stay in L2:
-/// 2^(20 + k) bytes, 1 MiB to 128 MiB.
-constexpr int reuse_capacities = 8;
-constexpr double reuse_capacity_bytes(int k) { return static_cast<double>(std::int64_t{1} << (20 + k)); }
 
 /// A matrix's pattern (values dropped), streamed in row chunks from a file or generator.
 struct pattern {
@@ -63,11 +57,6 @@ struct rank_figures {
   /// x (4 doubles) each panel reads, summed over the panels. Computed where the local block has at
   /// least panel_figures_nnz nonzeros (0 elsewhere).
   offset_type panel_sectors = 0;
-  /// L2 reuse of panel_sectors' reads: [k] the reads (a panel's distinct sectors) of a sector an
-  /// earlier panel read with fewer than reuse_capacity_bytes(k) / 32 other distinct sectors read in
-  /// between (its LRU stack distance, the panels in order); the rest are first reads or reads an
-  /// LRU cache of that size would miss. Where panel_sectors is computed (0 elsewhere).
-  std::array<offset_type, reuse_capacities> panel_reuse{};
   offset_type local_nnz() const { return nnz - halo_nnz; }
   /// `--order auto`'s trial on this rank (dist/matrix_order.cpp), where the sample rule says the
   /// numbering is not local (trial = true): the same figures of the local block in degree order
@@ -77,7 +66,6 @@ struct rank_figures {
   /// smaller and the trial times only the selector's pick, the same in both orders).
   bool trial = false;
   offset_type degree_x_lines = 0, degree_panel_sectors = 0;
-  std::array<offset_type, reuse_capacities> degree_panel_reuse{};
   std::vector<std::string> none_formats, degree_formats;
   /// The halo block's trial on the GPU (dist/matrix_order.cpp's halo_trial): true where it times
   /// panel beside the selector's pick `halo_pick` (halo blocks of at least halo_panel_trial_nnz

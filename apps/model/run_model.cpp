@@ -206,13 +206,10 @@ int run_model(const options& o) {
                         {"neighbours_off_host", r.neighbours_off_host}, {"ghosts_off_host", r.ghosts_off_host},
                         {"sends_off_host", r.sends_off_host}, {"x_lines", r.x_lines},
                         {"max_row", r.max_row}, {"panel_sectors", r.panel_sectors}});
-      for (std::size_t q = 0; q < f.size(); ++q)
-        if (f[q].panel_sectors > 0) list[q]["panel_reuse"] = f[q].panel_reuse;
       if (trial)
         for (std::size_t q = 0; q < f.size(); ++q)
           list[q]["trial"] = {{"degree_x_lines", f[q].degree_x_lines},
                               {"degree_panel_sectors", f[q].degree_panel_sectors},
-                              {"degree_panel_reuse", f[q].degree_panel_reuse},
                               {"none_formats", f[q].none_formats},
                               {"degree_formats", f[q].degree_formats}};
       for (std::size_t q = 0; q < f.size(); ++q) {
