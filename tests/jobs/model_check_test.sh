@@ -6,7 +6,7 @@
 #     figure as jobs/machines/features.json holds it;
 #  2. the Python predict() of the check and the C++ one of `distspmv model` agree (to 1e-6 us) on
 #     every rank of gen:poisson3d:32 at 1, 2, 4 and 16 ranks, 2 GPUs per host (hosts included);
-#  3. the same with the H200 description where its panel terms count: gen:rmat:20:16 on 1 GPU (panel
+#  3. the same (tests/jobs/model_agree.py) with the H200 description where its panel terms count: gen:rmat:20:16 on 1 GPU (panel
 #     in degree order: panel's floor) and 2 (the halo blocks' trial of panel: their panel_sectors);
 #  4. the same on a CSR block whose trial times CSR alone in each order (gen:rmat:14:8, --format-class
 #     csr, 1 and 2 ranks): degree kept on one rank by CSR's order_gather_gbps (check 9);
@@ -48,57 +48,40 @@ PY
 "$cli" model gen:rmat:20:16 --seed 11 --ranks 1,2 --machine "$src/jobs/machines/h200_ib.json" --per-rank \
   --json "$work/model_panel.json" > /dev/null
 "$py" - "$src" "$work/model_panel.json" <<'PY'
-import json, sys
-sys.path.insert(0, sys.argv[1] + "/jobs")
-import model_check
-j = json.load(open(sys.argv[2]))
-m = json.load(open(j["machine"]["file"]))
+import sys
+sys.path.insert(0, sys.argv[1] + "/tests/jobs")
+from model_agree import agree
+j, m, per_p = agree(sys.argv[1], sys.argv[2], "rmat:20:16", lambda r: "auto" if "trial" in r else "none")
 assert j["predicted_one_gpu"]["format"] == "panel", j["predicted_one_gpu"]
-for e in j["per_ranks"]:
-    p, ranks = e["ranks"], [{**r, "format": j["format_class"]} for r in e["per_rank"]]
-    assert p == 1 or all("halo_trial" in r for r in ranks), "no halo trial at 2 ranks"
-    apply = max(model_check.predict_rank(m, r, p, None, "auto" if "trial" in r else "none")[0] for r in ranks)
-    if abs(apply - e["predicted"]["apply_us"]) > 1e-6:
-        sys.exit(f"rmat:20:16, P={p}: Python {apply} us, distspmv model {e['predicted']['apply_us']} us")
+for e, ranks, _ in per_p:
+    assert e["ranks"] == 1 or all("halo_trial" in r for r in ranks), "no halo trial at 2 ranks"
 print("Python and C++ predictions agree on panel blocks (floor, halo trial)")
 PY
 "$cli" model gen:rmat:14:8 --ranks 1,2 --format-class csr --machine "$src/jobs/machines/h200_ib.json" --per-rank \
   --json "$work/model_csr_order.json" > /dev/null
 "$py" - "$src" "$work/model_csr_order.json" <<'PY'
-import json, sys
-sys.path.insert(0, sys.argv[1] + "/jobs")
-import model_check
-j = json.load(open(sys.argv[2]))
-m = json.load(open(j["machine"]["file"]))
+import sys
+sys.path.insert(0, sys.argv[1] + "/tests/jobs")
+from model_agree import agree
+j, m, per_p = agree(sys.argv[1], sys.argv[2], "rmat:14:8 csr", lambda r: "auto")
 assert m["spmv"]["csr"].get("order_gather_gbps"), "h200_ib.json: no order_gather_gbps for csr"
-for e in j["per_ranks"]:
-    p, ranks = e["ranks"], [{**r, "format": j["format_class"]} for r in e["per_rank"]]
+for e, ranks, out in per_p:
     assert all("trial" in r and not r["trial"]["degree_formats"] for r in ranks), "no CSR-alone trial"
-    out = [model_check.predict_rank(m, r, p, None, "auto") for r in ranks]
-    apply = max(o[0] for o in out)
-    if abs(apply - e["predicted"]["apply_us"]) > 1e-6:
-        sys.exit(f"rmat:14:8 csr, P={p}: Python {apply} us, distspmv model {e['predicted']['apply_us']} us")
-    if p == 1:
+    if e["ranks"] == 1:
         assert out[0][1] == "degree" and e["predicted"]["slowest_order"] == "degree", (out, e["predicted"])
 print("Python and C++ predictions agree on a CSR block's order trial (degree kept on one rank)")
 PY
 "$cli" model gen:lognormal:400000:2.5:0.8:2000 --ranks 1,2 --machine "$src/jobs/machines/h200_ib.json" --per-rank \
   --json "$work/model_sellw.json" > /dev/null
 "$py" - "$src" "$work/model_sellw.json" <<'PY'
-import json, sys
-sys.path.insert(0, sys.argv[1] + "/jobs")
-import model_check
-j = json.load(open(sys.argv[2]))
-m = json.load(open(j["machine"]["file"]))
+import sys
+sys.path.insert(0, sys.argv[1] + "/tests/jobs")
+from model_agree import agree
+j, m, per_p = agree(sys.argv[1], sys.argv[2], "sell-w", lambda r: "auto" if "trial" in r else "none")
 assert m["spmv"]["sell-w"].get("format_bytes_gbps"), "h200_ib.json: no sell-w class priced by its bytes"
 assert j["predicted_one_gpu"]["format"] == "sell-w", j["predicted_one_gpu"]
-for e in j["per_ranks"]:
-    p, ranks = e["ranks"], [{**r, "format": j["format_class"]} for r in e["per_rank"]]
-    assert all(r.get("pick") == "sell-w" and "sell_w" in r for r in e["per_rank"]), "no sell-w pick"
-    out = [model_check.predict_rank(m, r, p, None, "auto" if "trial" in r else "none") for r in ranks]
-    apply = max(o[0] for o in out)
-    if abs(apply - e["predicted"]["apply_us"]) > 1e-6:
-        sys.exit(f"sell-w, P={p}: Python {apply} us, distspmv model {e['predicted']['apply_us']} us")
+for e, ranks, out in per_p:
+    assert all(r.get("pick") == "sell-w" and "sell_w" in r for r in ranks), "no sell-w pick"
     assert all(o[2] == "sell-w" for o in out) and e["predicted"]["slowest_format"] == "sell-w", (out, e["predicted"])
 print("Python and C++ predictions agree on sell-w blocks (the selector's pick)")
 PY
