@@ -145,8 +145,10 @@ struct panel_plan {
 };
 panel_plan plan_panels(const std::vector<offset_type>& row_ptr, const panel_params& params);
 
-/// The slots of a row of `len` entries (its pieces), the statistics' parameter text, and the bytes
-/// stored (both builders' stats.stored_bytes).
+/// Entries per slot of a row of `len` entries (piece_entries, or more where the row would need
+/// more than max_slots slots), the slots of such a row (its pieces), the statistics' parameter
+/// text, and the bytes stored (both builders' stats.stored_bytes).
+offset_type piece_length(offset_type len, const panel_params& resolved);
 offset_type row_slots(offset_type len, const panel_params& resolved);
 std::string params_text(const panel_plan& plan);
 std::size_t stored_bytes(const panel_plan& plan, std::size_t panel_entries, offset_type stored, std::size_t value_bytes);

@@ -21,12 +21,6 @@ void check_params(const panel_params& p) {
     DSPMV_BAD_INPUT(source, "max_slots", std::to_string(p.max_slots) + " is not in [1, 65534]");
 }
 
-/// Entries per slot of a row of `len` entries: piece_entries, or more where the row would need
-/// more than max_slots slots (such a row is a panel alone).
-offset_type piece_length(offset_type len, const panel_params& p) {
-  return std::max<offset_type>(p.piece_entries, (len + p.max_slots - 1) / p.max_slots);
-}
-
 /// One panel's entries (CSR positions) and slots, in stored order with padding as (-1, padding_slot).
 struct laid_out {
   std::vector<offset_type> entry;
@@ -79,6 +73,10 @@ laid_out lay_out_panel(const std::vector<offset_type>& rp, const std::vector<ind
 }
 
 }  // namespace
+
+offset_type piece_length(offset_type len, const panel_params& p) {
+  return std::max<offset_type>(p.piece_entries, (len + p.max_slots - 1) / p.max_slots);
+}
 
 offset_type row_slots(offset_type len, const panel_params& p) {
   const offset_type q = piece_length(len, p);

@@ -12,8 +12,8 @@
 //   4. One stable CUB radix sort of the entries by (panel, column), in chunks of panels of fewer
 //      than 2^30 entries: each panel's entries in column order, ties in CSR order, as
 //      build()'s std::stable_sort.
-//   5. rounds_kernel (a thread per panel): build()'s greedy loop, each entry's place in its panel's
-//      stored range, and the panel's rounds.
+//   5. rounds_kernel (a warp per panel, its counts in shared memory): build()'s greedy loop, each
+//      entry's place in its panel's stored range, and the panel's rounds.
 //   6. pad_kernel and place_kernel (a block per panel): padding (value 0, the panel's smallest
 //      column, padding_slot) everywhere, then each entry at its place.
 #include <cuda_runtime.h>
@@ -96,33 +96,71 @@ __global__ void __launch_bounds__(block)
   }
 }
 
-/// build()'s greedy loop, one thread per panel: `sorted` holds the panel's entries in column order
-/// (chunk-relative), `place` gets each one's place in the panel's stored range (in the same
-/// order), `rounds` the panel's rounds. Scratch: `fill` (an int per entry, zero) and `last`
-/// (an int per slot, -1).
-__global__ void __launch_bounds__(block)
+/// Entries a warp of rounds_kernel takes at a time (its slots and places staged in shared memory).
+constexpr int rounds_chunk = 512;
+
+/// The most rounds a panel of `n` entries and at most `q` entries a slot can take. Each entry goes
+/// to the first round with room from max(open, its slot's last round + 1); the full rounds it
+/// skips are at most F = ceil(n / round_entries), and open <= F. So a slot's entry j (from 0) lies
+/// in a round below 2F + j (F + 1) + 1 (by induction on j), and, since no round is left empty,
+/// below n.
+offset_type rounds_bound(offset_type n, offset_type q) {
+  const offset_type f = (n + round_entries - 1) / round_entries;
+  return std::min(n, 2 * f + (q - 1) * (f + 1) + 1);
+}
+
+/// build()'s greedy loop (lay_out_panel), a warp per panel: the lanes gather the next
+/// rounds_chunk entries' slots in the panel's column order (`sorted`, chunk-relative), lane 0
+/// places them one by one, and the lanes write the places (each entry's place in the panel's
+/// stored range, in that order) and at the end the panel's rounds. Each slot's last round and each
+/// round's count are in shared memory where `shared_rounds` > 0 (the bound on any panel's rounds;
+/// 0: in the global scratch `last` (an int per slot, at slot_base) and `fill` (a count per entry)).
+/// One loop for both through generic pointers; in shared memory a step waits on no L2 round trip
+/// (one thread per panel over L2 took most of rmat:22:16's build).
+__global__ void __launch_bounds__(32)
     rounds_kernel(const offset_type* __restrict__ row_ptr, const index_type* __restrict__ panel_row,
-                  const std::uint16_t* __restrict__ slot_begin, const std::uint16_t* __restrict__ slot_of,
-                  const unsigned* __restrict__ sorted, const offset_type* __restrict__ sorted_base, index_type panels,
-                  int* __restrict__ fill, int* __restrict__ last, const offset_type* __restrict__ slot_base,
+                  const std::uint16_t* __restrict__ slot_of, const unsigned* __restrict__ sorted,
+                  const offset_type* __restrict__ sorted_base, const offset_type* __restrict__ slot_base,
+                  int shared_rounds, int* __restrict__ last_global, std::uint16_t* __restrict__ fill_global,
                   offset_type* __restrict__ place, offset_type* __restrict__ rounds) {
-  const index_type p = blockIdx.x * block + threadIdx.x;
-  if (p >= panels) return;
-  const offset_type b = row_ptr[panel_row[p]], n = row_ptr[panel_row[p + 1]] - b;
-  int* f = fill + b;
-  int* l = last + slot_base[p];
-  offset_type open = 0, used = 0;
-  for (offset_type k = 0; k < n; ++k) {
-    const offset_type e = sorted_base[p] + sorted[b + k];  // the entry (CSR position)
-    const std::uint16_t s = slot_of[e];
-    offset_type r = max(open, static_cast<offset_type>(l[s]) + 1);
-    while (f[r] == round_entries) ++r;
-    place[b + k] = r * round_entries + f[r]++;
-    l[s] = static_cast<int>(r);
-    used = max(used, r + 1);
-    while (open < used && f[open] == round_entries) ++open;
+  extern __shared__ offset_type shared[];
+  offset_type* place_buf = shared;                                              // [rounds_chunk]
+  auto* slot_buf = reinterpret_cast<std::uint16_t*>(place_buf + rounds_chunk);  // [rounds_chunk]
+  const index_type p = blockIdx.x;
+  const int lane = threadIdx.x;
+  const offset_type b = row_ptr[panel_row[p]], n = row_ptr[panel_row[p + 1]] - b, base = sorted_base[p];
+  const offset_type slots = slot_base[p + 1] - slot_base[p];
+  int* last = last_global + slot_base[p];
+  std::uint16_t* fill = fill_global + b;
+  offset_type fills = n;
+  if (shared_rounds > 0) {
+    last = reinterpret_cast<int*>(slot_buf + rounds_chunk);
+    fill = reinterpret_cast<std::uint16_t*>(last + slots);
+    fills = min(n, static_cast<offset_type>(shared_rounds));
   }
-  rounds[p] = used;
+  for (offset_type i = lane; i < slots; i += 32) last[i] = -1;
+  for (offset_type i = lane; i < fills; i += 32) fill[i] = 0;
+  offset_type open = 0, used = 0;
+  for (offset_type k0 = 0; k0 < n; k0 += rounds_chunk) {
+    const int m = static_cast<int>(min(static_cast<offset_type>(rounds_chunk), n - k0));
+    for (int i = lane; i < m; i += 32) slot_buf[i] = slot_of[base + sorted[b + k0 + i]];
+    __syncwarp();
+    if (lane == 0) {
+      for (int i = 0; i < m; ++i) {
+        const std::uint16_t s = slot_buf[i];
+        offset_type r = max(open, static_cast<offset_type>(last[s]) + 1);
+        while (fill[r] == round_entries) ++r;
+        place_buf[i] = r * round_entries + fill[r]++;
+        last[s] = static_cast<int>(r);
+        used = max(used, r + 1);
+        while (open < used && fill[open] == round_entries) ++open;
+      }
+    }
+    __syncwarp();
+    for (int i = lane; i < m; i += 32) place[b + k0 + i] = place_buf[i];
+    __syncwarp();
+  }
+  if (lane == 0) rounds[p] = used;
 }
 
 template <typename V>
@@ -253,24 +291,33 @@ device_built<panel_view<V>> build_cuda(device_csr<V>&& a, const panel_params& pa
     }
   }
 
-  // 5. Rounds and places.
+  // 5. Rounds and places: a warp per panel, its counts in shared memory where the bound on a
+  // panel's rounds leaves room (always with the default sizes: at most 4,256 rounds).
   std::vector<offset_type> slot_base(static_cast<std::size_t>(panels) + 1, 0);
-  for (index_type p = 0; p < panels; ++p)
+  offset_type most_entries = 0;
+  for (index_type p = 0; p < panels; ++p) {
     slot_base[static_cast<std::size_t>(p) + 1] =
         slot_base[static_cast<std::size_t>(p)] + plan.slot_begin[static_cast<std::size_t>(plan.panel_row[p + 1] + p)];
+    most_entries = std::max(most_entries, rp[plan.panel_row[p + 1]] - rp[plan.panel_row[p]]);
+  }
+  offset_type longest_row = 0;  // (a panel row's entries; a slot holds at most piece_length of them)
+  for (std::size_t r = 0; r + 1 < rp.size(); ++r) longest_row = std::max(longest_row, rp[r + 1] - rp[r]);
+  const offset_type bound = rounds_bound(most_entries, piece_length(longest_row, plan.params));
+  const std::size_t staging = rounds_chunk * (sizeof(offset_type) + sizeof(std::uint16_t));
+  const std::size_t in_shared = staging + static_cast<std::size_t>(plan.max_slots) * sizeof(int) +
+                                static_cast<std::size_t>(bound) * sizeof(std::uint16_t);
+  const bool shared_counts = in_shared <= 48 * 1024;
   std::vector<offset_type> rounds(static_cast<std::size_t>(panels), 0);
   auto* place = scratch_array<offset_type>(scratch, nnz);
   const offset_type* sorted_base = scratch.upload(base);
   if (nnz > 0) {
     device_storage round_scratch;
-    auto* fill = scratch_array<int>(round_scratch, nnz);
-    auto* last = scratch_array<int>(round_scratch, slot_base.back());
+    auto* last = shared_counts ? nullptr : scratch_array<int>(round_scratch, slot_base.back());
+    auto* fill = shared_counts ? nullptr : scratch_array<std::uint16_t>(round_scratch, nnz);
     auto* d_rounds = scratch_array<offset_type>(round_scratch, panels);
-    DSPMV_CUDA_CHECK(cudaMemsetAsync(fill, 0, static_cast<std::size_t>(nnz) * sizeof(int), nullptr));
-    DSPMV_CUDA_CHECK(cudaMemsetAsync(last, 0xff, static_cast<std::size_t>(slot_base.back()) * sizeof(int), nullptr));
-    rounds_kernel<<<static_cast<unsigned>((panels + block - 1) / block), block, 0, nullptr>>>(
-        d_rp, panel_row, slot_begin, slot_of, sorted, sorted_base, panels, fill, last,
-        round_scratch.upload(slot_base), place, d_rounds);
+    rounds_kernel<<<static_cast<unsigned>(panels), 32, shared_counts ? in_shared : staging, nullptr>>>(
+        d_rp, panel_row, slot_of, sorted, sorted_base, round_scratch.upload(slot_base),
+        shared_counts ? static_cast<int>(bound) : 0, last, fill, place, d_rounds);
     DSPMV_CUDA_CHECK_LAUNCH(nullptr);
     rounds = download_array(d_rounds, static_cast<std::size_t>(panels));
   }

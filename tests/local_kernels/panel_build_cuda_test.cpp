@@ -1,7 +1,8 @@
 // The panel format's GPU builder (label cuda; skipped without a GPU): build_cuda on a device copy
 // of a matrix gives build()'s arrays bit for bit and its statistics, over the builder matrices
 // (edge cases, odd sizes, long rows) with the automatic sizes and with tiny panels (many panels,
-// many pieces, rows split into parts), in float and double; and it refuses what build() refuses.
+// many pieces, rows split into parts), in float and double, and with pieces long enough that the
+// rounds' counts stay in global memory; and it refuses what build() refuses.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -63,6 +64,17 @@ TEST_F(PanelBuildCuda, SameArraysAsTheHostBuilder) {
     expect_same(as<float>(a), panel::panel_params{}, name + " float");
     expect_same(a, tiny, name + " tiny panels");
   }
+}
+
+// Pieces so long that a panel's rounds could outgrow shared memory: the rounds' counts stay in
+// global memory (the same loop).
+TEST_F(PanelBuildCuda, LongPiecesKeepTheirCountsInGlobalMemory) {
+  panel::panel_params long_pieces;
+  long_pieces.panel_entries = 131072;
+  long_pieces.piece_entries = 2000;
+  const auto a = test::random_csr(600, 50000, 200, 400, 9);
+  expect_same(a, long_pieces, "600 rows of 200-400 entries, one piece each");
+  expect_same(a, panel::panel_params{}, "the same, default sizes");
 }
 
 TEST_F(PanelBuildCuda, RefusesWhatTheHostBuilderRefuses) {
