@@ -4,7 +4,6 @@
 // Tuning constants (H100, double): see local_kernels/README.md for the measurements.
 #include <cuda_runtime.h>
 
-#include <cstdlib>
 #include <type_traits>
 
 #include "common/cuda_check.hpp"
@@ -515,11 +514,8 @@ void spmv_cuda(const csr_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_str
     }
     case kernel::adaptive:
       launch_by_flags<V>(a.stream_matrix, values_kind_of(a), [&](auto stream_matrix, auto values) {
-        auto* k = adaptive_kernel<V, stream_matrix(), values()>;
-        static const int carve = [] { const char* e = std::getenv("DSPMV_EXP_CARVEOUT"); return e ? std::atoi(e) : -1; }();
-        static const bool set = carve >= 0 && cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout, carve) == cudaSuccess;
-        (void)set;
-        k<<<static_cast<unsigned>(a.n_row_blocks), block_threads, 0, stream>>>(a, alpha, x, beta, y);
+        adaptive_kernel<V, stream_matrix(), values()>
+            <<<static_cast<unsigned>(a.n_row_blocks), block_threads, 0, stream>>>(a, alpha, x, beta, y);
       });
       break;
     case kernel::merge:
