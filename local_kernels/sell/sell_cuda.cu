@@ -19,7 +19,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstdint>
 #include <mutex>
 #include <set>
@@ -338,7 +337,7 @@ __device__ __forceinline__ int spill_items(const sell_view<V>& a, global_index_t
 
 /// The block's items, a warp at a time: the spill's first, then the slices'; a whole slice writes
 /// y, a chunk of a cut slice (or the spilled top slice) writes its partial sums to `part`.
-template <typename V, bool Permuted, bool Offsets, bool Spill, int U, typename Source>
+template <typename V, bool Permuted, bool Offsets, bool Spill, typename Source>
 __device__ __forceinline__ void window_items(const sell_view<V>& a, V alpha, V beta, V* __restrict__ y,
                                              global_index_type s0, int slices, window_plan& plan, V* part,
                                              Source gather) {
@@ -368,24 +367,23 @@ __device__ __forceinline__ void window_items(const sell_view<V>& a, V alpha, V b
     const bool writes = !cut && first < a.rows;
     const global_index_type row = Permuted && writes ? static_cast<global_index_type>(__ldcs(a.perm + first)) : first;
 
-    V sum[U] = {};
+    V sum[unroll] = {};
     // unroll steps per trip, the last trip's steps past j1 predicated off: a slice's last 1-3
     // steps cost one round trip, not one each.
-    for (offset_type j = j0; j < j1; j += U) {
-      V v[U][1];
-      index_type col[U][1];
+    for (offset_type j = j0; j < j1; j += unroll) {
+      V v[unroll][1];
+      index_type col[unroll][1];
 #pragma unroll
-      for (int u = 0; u < U; ++u)
+      for (int u = 0; u < unroll; ++u)
         if (j + u < j1) cols.load((j + u) * 32, first, col[u]);
 #pragma unroll
-      for (int u = 0; u < U; ++u)
+      for (int u = 0; u < unroll; ++u)
         if (j + u < j1) load_rows<1>(vals + (j + u) * 32, v[u]);
 #pragma unroll
-      for (int u = 0; u < U; ++u)
+      for (int u = 0; u < unroll; ++u)
         if (j + u < j1) sum[u] += v[u][0] * gather(col[u][0]);
     }
-    V total = (sum[0] + sum[1]) + (sum[2] + sum[3]);
-    if constexpr (U == 8) total += (sum[4] + sum[5]) + (sum[6] + sum[7]);
+    const V total = (sum[0] + sum[1]) + (sum[2] + sum[3]);
     if (cut)
       part[(plan.chunk_start[q] + chunk) * 32 + lane] = total;
     else if (writes)
@@ -397,8 +395,8 @@ __device__ __forceinline__ void window_items(const sell_view<V>& a, V alpha, V b
 
 /// Spill: the view has a top-slice spill (a template parameter, so that the kernels without one
 /// are the code measured before it: run 2 found an unused spill path 1.18-1.26x slower).
-template <typename V, bool Permuted, bool Offsets, bool Spill, int U = 4, int MinB = window_min_blocks, bool Batch = false>
-__global__ void __launch_bounds__(window_threads, MinB)
+template <typename V, bool Permuted, bool Offsets, bool Spill>
+__global__ void __launch_bounds__(window_threads, window_min_blocks)
     window_kernel(sell_view<V> a, V alpha, const V* __restrict__ x, V beta, V* __restrict__ y) {
   extern __shared__ __align__(16) unsigned char staged_bytes[];  // V[a.window_capacity]
   V* staged = reinterpret_cast<V*>(staged_bytes);
@@ -409,28 +407,14 @@ __global__ void __launch_bounds__(window_threads, MinB)
   const index_type begin = a.window_begin[blockIdx.x], end = a.window_end[blockIdx.x];
   if (threadIdx.x < 32) plan_window<Spill>(a.slice_ptr, a.spill_ptr, s0, slices, plan);
   const bool stage = end - begin <= a.window_capacity;
-  if (stage) {
-    if constexpr (Batch) {
-      constexpr int batch = 8;
-      for (index_type k0 = threadIdx.x; k0 < end - begin; k0 += batch * window_threads) {
-        V v[batch];
-#pragma unroll
-        for (int u = 0; u < batch; ++u)
-          if (k0 + u * window_threads < end - begin) v[u] = __ldg(x + begin + k0 + u * window_threads);
-#pragma unroll
-        for (int u = 0; u < batch; ++u)
-          if (k0 + u * window_threads < end - begin) staged[k0 + u * window_threads] = v[u];
-      }
-    } else {
-      for (index_type k = threadIdx.x; k < end - begin; k += window_threads) staged[k] = __ldg(x + begin + k);
-    }
-  }
+  if (stage)
+    for (index_type k = threadIdx.x; k < end - begin; k += window_threads) staged[k] = __ldg(x + begin + k);
   __syncthreads();
   if (stage)
-    window_items<V, Permuted, Offsets, Spill, U>(a, alpha, beta, y, s0, slices, plan, part,
+    window_items<V, Permuted, Offsets, Spill>(a, alpha, beta, y, s0, slices, plan, part,
                                               x_source<V, true>{staged, begin});
   else
-    window_items<V, Permuted, Offsets, Spill, U>(a, alpha, beta, y, s0, slices, plan, part, x_source<V, false>{x});
+    window_items<V, Permuted, Offsets, Spill>(a, alpha, beta, y, s0, slices, plan, part, x_source<V, false>{x});
   if (plan.cut == 0) return;  // block-uniform: no slice deferred its sums
   __syncthreads();
   // The deferred slices: their chunks' partial sums in chunk order, then the spill's, a warp per slice.
@@ -473,16 +457,7 @@ void launch_windows(const sell_view<V>& a, V alpha, const V* x, V beta, V* y, cu
   auto with_spill = [&](auto spill) {
     constexpr bool S = decltype(spill)::value;
     const bool permuted = a.perm != nullptr, offsets = a.col_offset != nullptr;
-    static const int variant = [] { const char* e = std::getenv("DSPMV_EXP_SELLW"); return e ? std::atoi(e) : 0; }();
-    if (permuted && offsets && sizeof(V) == 8 && variant == 1)
-      go(window_kernel<V, true, true, S, 8, 2, false>);
-    else if (permuted && offsets && sizeof(V) == 8 && variant == 2)
-      go(window_kernel<V, true, true, S, 4, 3, true>);
-    else if (permuted && offsets && sizeof(V) == 8 && variant == 3)
-      go(window_kernel<V, true, true, S, 8, 2, true>);
-    else if (permuted && offsets && sizeof(V) == 8 && variant == 4)
-      go(window_kernel<V, true, true, S, 4, 2, false>);
-    else if (permuted && offsets)
+    if (permuted && offsets)
       go(window_kernel<V, true, true, S>);
     else if (permuted)
       go(window_kernel<V, true, false, S>);
