@@ -205,10 +205,12 @@ format_choice select_format(const row_statistics& s, backend where) {
   //     its top-slice spill in double (format_bytes_per_nonzero), sell-w took five of eight
   //     lognormal shapes of sigma 0.7-1.4 (none in the bench set) from csr-split or cuSPARSE:
   //     1.00-1.08x -> 1.05-1.41x cuSPARSE CSR, none slower (jobs/results/2026-12-02_h200_small_spill,
-  //     run 2).
+  //     run 2). A block needs a window block for every SM (sell_w_min_window_blocks): long rows in
+  //     few rows left SMs idle (mean 101 in 74 window blocks: 0.84x, 2026-12-02_h200_long_rows).
+  const global_index_type window_blocks = (s.rows + sell::window_rows - 1) / sell::window_rows;
   if (const auto bytes = format_bytes_per_nonzero(s);
       bytes.csr * static_cast<double>(s.nnz) > static_cast<double>(l2_resident_bytes) && s.window_fit >= 0.95 &&
-      bytes.sell_windows <= 1.05 * bytes.csr)
+      bytes.sell_windows <= 1.05 * bytes.csr && window_blocks >= sell_w_min_window_blocks)
     return {"sell-w", fmt::format("{:.1f}% of the nonzeros in 2048-row blocks whose x fits in shared memory, sorted "
                                   "padding {:.2f} ({:.2f} with the top slices capped, {:.1f}% spilled); bytes per "
                                   "nonzero: SELL with x windows {:.1f}, CSR {:.1f}",

@@ -100,6 +100,13 @@ constexpr double panel_min_mean_length = 10.0;
 /// lost at 27 MB (1.15x against 1.32x) and beyond.
 constexpr std::size_t l2_resident_bytes = std::size_t{20} << 20;
 
+/// sell-w multiplies each 2048-row window block with one thread block, so a block of fewer window
+/// blocks than the GPU has SMs (132 on an H100 or H200) leaves SMs idle, and one thread block
+/// streams only about 24 GB/s. On one H200, lognormal rows of mean 82-247 in 30-98 window blocks
+/// ran sell-w at 0.18x, 0.55x, 0.84x and 1.27x cuSPARSE CSR (the last, S1, where CSR's gathers
+/// were costly), and in 196-293 blocks at 1.50-1.54x (jobs/results/2026-12-02_h200_long_rows).
+constexpr global_index_type sell_w_min_window_blocks = 132;
+
 /// Bytes per nonzero each layout stores (and reads once per product) for these statistics:
 /// ELLR's padded slots (16-bit columns where the bandwidth allows), SELL-C-sigma's slots after
 /// sorting in windows of 256 rows, CSR's entries and row offsets (no values for a pattern).

@@ -203,6 +203,20 @@ TEST(FormatSelector, PicksXWindowsWhereTheyFit) {
   regular.pattern = true;  // CSR stores no values: 4 bytes per nonzero (float: cuSPARSE)
   EXPECT_EQ(select_format(regular, backend::cuda).format, "cusparse");
 
+  // Long rows in few rows: gen:lognormal:150000:4.6:0.2:800 (mean 101, 74 window blocks for 132
+  // SMs) ran sell-w at 0.84x cuSPARSE CSR, which the irregular path keeps (ELLR 1.03x, CSR
+  // 1.01x; 2026-12-02_h200_long_rows, call 3). With a window block per SM it is sell-w again.
+  row_statistics few = windowed(8, 1.0, 15'217'371);
+  few.rows = few.cols = 150'000;
+  few.mean_length = 101.4;
+  few.max_length = 281;
+  EXPECT_EQ(select_format(few, backend::cuda).format, "cusparse") << select_format(few, backend::cuda).reason;
+  few.rows = few.cols = sell_w_min_window_blocks * sell::window_rows;
+  few.nnz = static_cast<offset_type>(101.4 * static_cast<double>(few.rows));
+  EXPECT_EQ(select_format(few, backend::cuda).format, "sell-w") << select_format(few, backend::cuda).reason;
+  few.rows = few.cols = sell_w_min_window_blocks * sell::window_rows - sell::window_rows;  // one block short
+  EXPECT_NE(select_format(few, backend::cuda).format, "sell-w");
+
   const format_bytes b = format_bytes_per_nonzero(windowed(8));
   EXPECT_NEAR(b.sell_windows, 1.13 * 10 + 4 / 16.8, 1e-12);  // 16-bit columns: band 2000 + 2047 fits
   EXPECT_NEAR(format_bytes_per_nonzero(windowed(4)).sell_windows, 1.13 * 8 + 4 / 16.8, 1e-12);
