@@ -192,7 +192,7 @@ template device_built<sell::sell_view<float>> sell::build_cuda(device_csr<float>
 template device_built<sell::sell_view<double>> sell::build_cuda(device_csr<double>&&, const sell_params&);
 
 // ---- testing/big_matrix ----
-device_csr<double> big_matrix::generate_band_csr(global_index_type) { DSPMV_NOT_COMPILED("CUDA"); }
+device_csr<double> big_matrix::generate_band_csr(global_index_type, const hub_rows&) { DSPMV_NOT_COMPILED("CUDA"); }
 void big_matrix::fill_hash(double*, global_index_type, std::uint64_t) { DSPMV_NOT_COMPILED("CUDA"); }
 void big_matrix::fill_value(double*, global_index_type, double) { DSPMV_NOT_COMPILED("CUDA"); }
 void big_matrix::reference_spmv(const device_csr_view<double>&, const double*, double*, double*) {

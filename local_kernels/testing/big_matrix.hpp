@@ -9,6 +9,11 @@
 // (HDIA applies) and rows have nearly equal lengths (the ELL formats apply with little padding).
 // a(r, c) and x(i) are hashes mapped to [-1, 1), so any result can be checked.
 //
+// With hub_rows, every `every`-th row (0, every, 2 every, ...) also holds the `entries` columns
+// r + 2 .. r + 1 + entries (within the matrix, between the band's offsets 1 and n - 1): a long
+// row in each block of equal ones, which formats that cap a slice's width (sell-w's top-slice
+// spill) store apart.
+//
 // Plain C++ (no CUDA header); big_matrix_cuda.cu implements it, the CUDA stubs throw
 // not_compiled. Test support only: nothing in the library calls it.
 #pragma once
@@ -37,10 +42,27 @@ inline std::array<global_index_type, band_width> band_offsets(global_index_type 
   return o;
 }
 
-/// Nonzeros of the band matrix: offset o keeps rows - |o| entries (none when |o| >= rows).
-inline offset_type band_nnz(global_index_type rows) {
+/// Long rows added to the band (none by default).
+struct hub_rows {
+  global_index_type every = 0;  ///< rows 0, every, 2 every, ... are long (0: none)
+  offset_type entries = 0;      ///< columns added to each, before clipping at the matrix's end
+};
+
+/// The entries hub row r gets: its run r + 2 .. r + 1 + entries clipped to the matrix, and none
+/// where the run would reach the band's offset n - 1 (tiny matrices).
+inline offset_type hub_extra(global_index_type r, global_index_type rows, const hub_rows& h) {
+  const global_index_type n = band_offsets(rows)[band_width / 2 + 2] + 1;  // offset n - 1, + 1
+  if (h.every <= 0 || h.entries <= 0 || r % h.every != 0 || h.entries + 2 >= n - 1) return 0;
+  return std::clamp<offset_type>(rows - (r + 2), 0, h.entries);
+}
+
+/// Nonzeros of the band matrix: offset o keeps rows - |o| entries (none when |o| >= rows), plus
+/// the hub rows' runs.
+inline offset_type band_nnz(global_index_type rows, const hub_rows& hubs = {}) {
   offset_type nnz = 0;
   for (const global_index_type o : band_offsets(rows)) nnz += std::max<global_index_type>(0, rows - (o < 0 ? -o : o));
+  if (hubs.every > 0)
+    for (global_index_type r = 0; r < rows; r += hubs.every) nnz += hub_extra(r, rows, hubs);
   return nnz;
 }
 
@@ -50,9 +72,9 @@ inline std::size_t band_csr_bytes(global_index_type rows) {
          static_cast<std::size_t>(band_nnz(rows)) * (sizeof(index_type) + sizeof(double));
 }
 
-/// The band matrix in GPU memory (rows < 2^31: columns are 32-bit). Synchronous. Throws
-/// bad_input when the GPU has too little memory (device_storage).
-device_csr<double> generate_band_csr(global_index_type rows);
+/// The band matrix in GPU memory (rows < 2^31: columns are 32-bit), with `hubs`' long rows.
+/// Synchronous. Throws bad_input when the GPU has too little memory (device_storage).
+device_csr<double> generate_band_csr(global_index_type rows, const hub_rows& hubs = {});
 
 /// x[i] = a hash of (seed, i) in [-1, 1), for i < n. Synchronous.
 void fill_hash(double* x, global_index_type n, std::uint64_t seed);

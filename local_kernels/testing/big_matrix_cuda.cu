@@ -41,14 +41,39 @@ __device__ __forceinline__ std::uint64_t mix(std::uint64_t z) {
 /// The top 53 bits of a hash as a double in [-1, 1).
 __device__ __forceinline__ double to_unit(std::uint64_t h) { return static_cast<double>(h >> 11) * 0x1p-52 - 1.0; }
 
+/// hub_extra (big_matrix.hpp) on the GPU; `entries` is 0 where the hubs are off.
+__device__ offset_type hub_entries_of(global_index_type r, global_index_type rows, global_index_type every,
+                                      offset_type entries) {
+  if (entries == 0 || r % every != 0) return 0;
+  const offset_type room = rows - (r + 2);
+  return room < 0 ? 0 : room < entries ? room : entries;
+}
+
+/// The hub rows' entries in rows below r: `entries` each, less what the last ones lose at the
+/// matrix's end.
+__device__ offset_type hub_entries_below(global_index_type r, global_index_type rows, global_index_type every,
+                                         offset_type entries) {
+  if (entries == 0) return 0;
+  const global_index_type count = (r + every - 1) / every;  // hub rows 0, every, ... below r
+  offset_type sum = count * entries;
+  for (global_index_type k = count - 1; k >= 0; --k) {
+    const offset_type got = hub_entries_of(k * every, rows, every, entries);
+    if (got == entries) break;
+    sum -= entries - got;
+  }
+  return sum;
+}
+
 /// Rows r in [0, rows] (r == rows writes only row_ptr[rows] = nnz). Row r's offset is computed,
 /// not scanned: offset o contributes its valid rows [lo, hi) below r, lo = max(0, -o),
-/// hi = min(rows, rows - o). Columns come out sorted because the offsets are ascending.
-__global__ void generate_kernel(band b, global_index_type rows, offset_type* __restrict__ row_ptr,
-                                index_type* __restrict__ col_idx, double* __restrict__ values) {
+/// hi = min(rows, rows - o), and each hub row below r its run. Columns come out sorted because
+/// the offsets are ascending and a hub row's run lies between the offsets 1 and n - 1.
+__global__ void generate_kernel(band b, global_index_type rows, global_index_type hub_every, offset_type hub_entries,
+                                offset_type* __restrict__ row_ptr, index_type* __restrict__ col_idx,
+                                double* __restrict__ values) {
   for (global_index_type r = blockIdx.x * static_cast<global_index_type>(blockDim.x) + threadIdx.x; r <= rows;
        r += static_cast<global_index_type>(gridDim.x) * blockDim.x) {
-    offset_type start = 0;
+    offset_type start = hub_entries_below(r, rows, hub_every, hub_entries);
     for (int k = 0; k < band_width; ++k) {
       const global_index_type o = b.offset[k];
       const global_index_type lo = o < 0 ? -o : 0, hi = o > 0 ? rows - o : rows;
@@ -57,13 +82,21 @@ __global__ void generate_kernel(band b, global_index_type rows, offset_type* __r
     row_ptr[r] = start;
     if (r == rows) continue;
     offset_type p = start;
-    for (int k = 0; k < band_width; ++k) {
-      const global_index_type c = r + b.offset[k];
-      if (c < 0 || c >= rows) continue;
+    auto emit = [&](global_index_type c) {
       col_idx[p] = static_cast<index_type>(c);
       values[p] = to_unit(mix((static_cast<std::uint64_t>(r) << 32) ^ static_cast<std::uint64_t>(c)));
       ++p;
+    };
+    offset_type run = hub_entries_of(r, rows, hub_every, hub_entries);  // left to emit
+    for (int k = 0; k < band_width; ++k) {
+      const global_index_type c = r + b.offset[k];
+      if (run > 0 && b.offset[k] > 1)
+        for (offset_type j = 0; j < run; ++j) emit(r + 2 + j);
+      if (b.offset[k] > 1) run = 0;
+      if (c < 0 || c >= rows) continue;
+      emit(c);
     }
+    for (offset_type j = 0; j < run; ++j) emit(r + 2 + j);  // (no offset past 1 in the matrix)
   }
 }
 
@@ -135,14 +168,17 @@ __global__ void compare_kernel(const double* __restrict__ y, const double* __res
 
 }  // namespace
 
-device_csr<double> generate_band_csr(global_index_type rows) {
+device_csr<double> generate_band_csr(global_index_type rows, const hub_rows& hubs) {
   if (rows < 1 || rows > INT_MAX)
     DSPMV_BAD_INPUT("big_matrix", "rows " + std::to_string(rows), "must be in [1, 2^31 - 1] (32-bit columns)");
   band b{};
   const auto offsets = band_offsets(rows);
   std::copy(offsets.begin(), offsets.end(), b.offset);
-  device_csr<double> a = allocate_device_csr<double>(rows, rows, band_nnz(rows));
-  generate_kernel<<<grid_for(rows + 1), block, 0, nullptr>>>(b, rows, a.row_ptr, a.col_idx, a.values);
+  // hub_extra is 0 for row 0 only where the hubs are off (or the matrix has at most 2 rows).
+  const offset_type hub_entries = hub_extra(0, rows, hubs) > 0 ? hubs.entries : 0;
+  device_csr<double> a = allocate_device_csr<double>(rows, rows, band_nnz(rows, hubs));
+  generate_kernel<<<grid_for(rows + 1), block, 0, nullptr>>>(b, rows, hubs.every, hub_entries, a.row_ptr, a.col_idx,
+                                                             a.values);
   DSPMV_CUDA_CHECK_LAUNCH(nullptr);
   DSPMV_CUDA_CHECK(cudaDeviceSynchronize());
   return a;

@@ -14,7 +14,8 @@
 // memory): jobs/bench_setup.sh big runs it. Skips without a GPU or with too little free memory.
 // Every line of the table starts with "big " (the stage greps them). One test per format,
 // named gpu_build_<format> or host_build_<format>, so --gtest_filter='*/gpu_build_*' takes the
-// fast half.
+// fast half. BigBlockHubs.SellWSpillsItsTopSlices runs sell-w on the same band with a row of 227
+// entries every 2048 rows (big_matrix::hub_rows), so that its top-slice spill runs beyond 2^31.
 #include <gtest/gtest.h>
 
 #include <cctype>
@@ -98,7 +99,7 @@ void record(outcome_row r) {
   table().push_back(std::move(r));
 }
 
-class BigBlock : public ::testing::TestWithParam<std::string> {
+class BigBlockBase : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     if (cuda_device_count() == 0) return;
@@ -140,12 +141,17 @@ class BigBlock : public ::testing::TestWithParam<std::string> {
   }
 };
 
-TEST_P(BigBlock, RunsOnMoreThan2Pow31NonzerosOrRefuses) {
-  const std::string& name = GetParam();
+class BigBlock : public BigBlockBase, public ::testing::WithParamInterface<std::string> {};
+class BigBlockHubs : public BigBlockBase {};
+
+/// Builds format `name` from a fresh band (with `hubs`' long rows), applies it once over a y of
+/// NaN against the reference, times it, and records the table's line; the operator's parameter
+/// text in `params`.
+void run_format(const std::string& name, const big_matrix::hub_rows& hubs, std::string& params) {
   const format_info& info = find_format(name);
   const global_index_type rows = big_rows();
   outcome_row row;
-  row.format = name;
+  row.format = name + (hubs.every > 0 ? "+hubs" : "");
   row.builder = info.gpu_build ? "gpu" : "host";
   try {
     device_storage vectors;
@@ -160,7 +166,7 @@ TEST_P(BigBlock, RunsOnMoreThan2Pow31NonzerosOrRefuses) {
 
     // A fresh CSR for every format (the builder consumes it); the reference reads it first.
     reset_device_peak();
-    device_csr<double> a = big_matrix::generate_band_csr(rows);
+    device_csr<double> a = big_matrix::generate_band_csr(rows, hubs);
     const offset_type nnz = a.nnz;
     big_matrix::reference_spmv(a.view(), x, y_ref, abs_sum);
 
@@ -179,9 +185,9 @@ TEST_P(BigBlock, RunsOnMoreThan2Pow31NonzerosOrRefuses) {
     row.build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     row.peak_gb = static_cast<double>(device_bytes_peak() - vectors.bytes()) / gb;
     row.stored_gb = static_cast<double>(op->stats().stored_bytes) / gb;
+    params = op->stats().params;
     EXPECT_EQ(op->rows(), rows) << name;
     EXPECT_EQ(op->nnz(), nnz) << name;
-
     // y is all NaN: beta = 0 must overwrite every row.
     op->apply(1.0, x, 0.0, y);
     device_synchronize();
@@ -212,6 +218,19 @@ TEST_P(BigBlock, RunsOnMoreThan2Pow31NonzerosOrRefuses) {
     ADD_FAILURE() << name << ": " << e.what();
   }
   record(std::move(row));
+}
+
+TEST_P(BigBlock, RunsOnMoreThan2Pow31NonzerosOrRefuses) {
+  std::string params;
+  run_format(GetParam(), {}, params);
+}
+
+// sell-w caps each 2048-row block's top slice and stores its longest rows' excess apart (the
+// spill): one row of 227 entries in every block of 27-entry rows spills about 200 entries a block.
+TEST_F(BigBlockHubs, SellWSpillsItsTopSlices) {
+  std::string params;
+  run_format("sell-w", {2048, 200}, params);
+  EXPECT_NE(params.find(" spill="), std::string::npos) << params;
 }
 
 /// Every registered format with a CUDA kernel, none left out.
