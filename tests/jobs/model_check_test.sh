@@ -10,7 +10,7 @@
 #     in degree order: panel's floor) and 2 (the halo blocks' trial of panel: their panel_sectors);
 #  4. the same on a CSR block whose trial times CSR alone in each order (gen:rmat:14:8, --format-class
 #     csr, 1 and 2 ranks): degree kept on one rank by CSR's order_gather_gbps (check 9);
-#  5. the same on blocks the selector gives sell-w (gen:lognormal:400000:2.5:0.8:2000 at 1 and 2
+#  5. the same on blocks the selector gives sell-w (gen:lognormal:600000:2.5:0.8:2000 at 1 and 2
 #     ranks: select_format on each block's statistics picks it; priced by the selector's bytes and
 #     x's staged windows at the sell-w class's format_bytes_gbps, check 10);
 #  6. the generator seed of a run: the report's matrix.seed, else (reports before 2026-12-02) its
@@ -71,7 +71,7 @@ for e, ranks, out in per_p:
         assert out[0][1] == "degree" and e["predicted"]["slowest_order"] == "degree", (out, e["predicted"])
 print("Python and C++ predictions agree on a CSR block's order trial (degree kept on one rank)")
 PY
-"$cli" model gen:lognormal:400000:2.5:0.8:2000 --ranks 1,2 --machine "$src/jobs/machines/h200_ib.json" --per-rank \
+"$cli" model gen:lognormal:600000:2.5:0.8:2000 --ranks 1,2 --machine "$src/jobs/machines/h200_ib.json" --per-rank \
   --json "$work/model_sellw.json" > /dev/null
 "$py" - "$src" "$work/model_sellw.json" <<'PY'
 import sys
