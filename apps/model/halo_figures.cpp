@@ -209,32 +209,49 @@ offset_type block_window_bytes(const std::vector<offset_type>& row_ptr, const st
 /// k in [first, end): its boundary rows in the rank's order, its ghosts in the plan's slots
 /// (sorted by global id: by owner, then the owner's numbering), ordered by use within each owner's
 /// group where the block is large and has a row longer than plain_halo_row.
+/// `last_rank` and `slot` (a.rows each, the calling thread's; no entry of last_rank is r before the
+/// call): each global column's last rank and its ghost's number there, as first seen.
 void halo_block_figures(const pattern& a, const std::vector<global_index_type>& rows_of, offset_type first,
-                        offset_type end, int r, const std::vector<std::uint64_t>& where, rank_figures& f) {
+                        offset_type end, int r, const std::vector<std::uint64_t>& where, rank_figures& f,
+                        std::vector<int>& last_rank, std::vector<index_type>& slot) {
+  // Each entry's ghost, numbered as first seen (its column's last_rank and slot), then the ghosts
+  // sorted by (owner, owner's local id) and the entries renumbered: the same slots as sorting every
+  // entry's key and searching it, without a binary search per entry.
   std::vector<offset_type> row_ptr{0};
-  std::vector<std::uint64_t> key;  // each entry's (owner, owner's local id)
-  key.reserve(static_cast<std::size_t>(f.halo_nnz));
+  std::vector<index_type> col;
+  col.reserve(static_cast<std::size_t>(f.halo_nnz));
+  std::vector<std::uint64_t> seen;  // the ghosts' keys, as first seen
   offset_type longest = 0;
   for (offset_type k = first; k < end; ++k) {
     const global_index_type i = rows_of[k];
-    const auto before = static_cast<offset_type>(key.size());
+    const auto before = static_cast<offset_type>(col.size());
     for (offset_type e = a.row_ptr[i]; e < a.row_ptr[i + 1]; ++e) {
-      const std::uint64_t w = where[a.col[e]];
-      if (static_cast<int>(w >> 32) != r) key.push_back(w);
+      const global_index_type c = a.col[e];
+      const std::uint64_t w = where[c];
+      if (static_cast<int>(w >> 32) == r) continue;
+      if (last_rank[c] != r) {
+        last_rank[c] = r;
+        slot[c] = static_cast<index_type>(seen.size());
+        seen.push_back(w);
+      }
+      col.push_back(slot[c]);
     }
-    const auto n = static_cast<offset_type>(key.size()) - before;
+    const auto n = static_cast<offset_type>(col.size()) - before;
     if (n == 0) continue;
-    row_ptr.push_back(static_cast<offset_type>(key.size()));
+    row_ptr.push_back(static_cast<offset_type>(col.size()));
     longest = std::max(longest, n);
   }
-  std::vector<std::uint64_t> ghosts(key);
-  std::sort(ghosts.begin(), ghosts.end());
-  ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
-  std::vector<index_type> col(key.size());
-  for (std::size_t e = 0; e < key.size(); ++e)
-    col[e] = static_cast<index_type>(std::lower_bound(ghosts.begin(), ghosts.end(), key[e]) - ghosts.begin());
-  key.clear();
-  key.shrink_to_fit();
+  std::vector<index_type> by_key(seen.size());  // first-seen numbers in key order
+  std::iota(by_key.begin(), by_key.end(), index_type{0});
+  std::sort(by_key.begin(), by_key.end(), [&seen](index_type s, index_type t) { return seen[s] < seen[t]; });
+  std::vector<std::uint64_t> ghosts(seen.size());
+  std::vector<index_type> sorted_slot(seen.size());
+  for (std::size_t k = 0; k < by_key.size(); ++k) {
+    ghosts[k] = seen[static_cast<std::size_t>(by_key[k])];
+    sorted_slot[static_cast<std::size_t>(by_key[k])] = static_cast<index_type>(k);
+  }
+  for (auto& c : col) c = sorted_slot[static_cast<std::size_t>(c)];
+  seen = {};
   const std::size_t n_ghosts = ghosts.size(), rows = row_ptr.size() - 1;
   if (longest > plain_halo_row && static_cast<offset_type>(col.size()) >= halo_panel_trial_nnz) {
     // order_halo_block: within each owner's group, the most used ghosts first (stable); each row's
@@ -401,9 +418,20 @@ std::vector<rank_figures> halo_figures(const pattern& a, const std::vector<int>&
     if (large) f[r].degree_formats = block_trial_formats(block_statistics(d_ptr, d_col), ranks);
   }
   // The halo block's trial (the CUDA backend's halo_trial), where the block is large enough.
-#pragma omp parallel for schedule(dynamic, 1)
-  for (int r = 0; r < ranks; ++r)
-    if (f[r].halo_nnz >= halo_panel_trial_nnz) halo_block_figures(a, rows_of, first[r], first[r + 1], r, where, f[r]);
+#pragma omp parallel
+  {
+    std::vector<int> last_rank;
+    std::vector<index_type> slot;
+#pragma omp for schedule(dynamic, 1)
+    for (int r = 0; r < ranks; ++r) {
+      if (f[r].halo_nnz < halo_panel_trial_nnz) continue;
+      if (last_rank.empty()) {  // (a thread's first such rank: most ranks of a large P have none)
+        last_rank.assign(static_cast<std::size_t>(a.rows), -1);
+        slot.resize(static_cast<std::size_t>(a.rows));
+      }
+      halo_block_figures(a, rows_of, first[r], first[r + 1], r, where, f[r], last_rank, slot);
+    }
+  }
   std::vector<std::vector<int>> peers(ranks);  // receive-from, then send-to ranks
   for (int r = 0; r < ranks; ++r)
     for (const auto& [q, n] : sources[r]) {
