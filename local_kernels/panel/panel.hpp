@@ -54,15 +54,21 @@ namespace distspmv::panel {
 struct panel_params {
   index_type panel_rows = 8192;        ///< rows per panel at most
   /// Entries per panel at most (a longer row is cut into parts); 0: nnz / target_panels, within
-  /// [16384, 131072], so that a small block still gives every SM a few panels.
+  /// [16384, 131072], so that a small block still gives every SM a few panels, and smaller where
+  /// panels of about equal size would end in a part-filled wave (wave_panels).
   offset_type panel_entries = 0;
   /// Entries per accumulator slot (row pieces); 0: half the panel's rounds, at most 32 (a piece
   /// needs a round per entry, so longer pieces in short panels would mostly add padding).
   int piece_entries = 0;
   int max_slots = 6144;                ///< slots per panel: 48 KiB of shared memory in double
+  /// Panels the GPU runs at once (a wave): four thread blocks of 512 threads (32 registers, at
+  /// most 48 KiB of slots) on each of an H100's or H200's 132 SMs. With `panel_entries = 0`, where
+  /// the panels would end in a part-filled wave, they are cut smaller to fill their last one if
+  /// that shortens the dispatch's makespan by a tenth (plan_panels; 0: never).
+  offset_type wave_panels = 528;
 };
 
-/// Panels `panel_entries = 0` aims at: four thread blocks on each of an H100's or H200's 132 SMs.
+/// Panels `panel_entries = 0` aims at first: about one wave.
 constexpr offset_type target_panels = 512;
 constexpr offset_type min_panel_entries = 16384, max_panel_entries = 131072;
 

@@ -4,6 +4,7 @@
 // position); the input is only read.
 #include <algorithm>
 #include <limits>
+#include <queue>
 #include <string>
 
 #include "local_kernels/panel/panel.hpp"
@@ -19,6 +20,7 @@ void check_params(const panel_params& p) {
   if (p.piece_entries < 0) DSPMV_BAD_INPUT(source, "piece_entries", std::to_string(p.piece_entries) + " is negative");
   if (p.max_slots < 1 || p.max_slots >= padding_slot)
     DSPMV_BAD_INPUT(source, "max_slots", std::to_string(p.max_slots) + " is not in [1, 65534]");
+  if (p.wave_panels < 0) DSPMV_BAD_INPUT(source, "wave_panels", std::to_string(p.wave_panels) + " is negative");
 }
 
 /// One panel's entries (CSR positions) and slots, in stored order with padding as (-1, padding_slot).
@@ -79,6 +81,7 @@ offset_type piece_length(offset_type len, const panel_params& p) {
 }
 
 offset_type row_slots(offset_type len, const panel_params& p) {
+  if (len <= p.piece_entries) return len > 0 ? 1 : 0;  // most rows: no division (plan_panels runs this often)
   const offset_type q = piece_length(len, p);
   return (len + q - 1) / q;
 }
@@ -117,43 +120,152 @@ void split_long_rows(const std::vector<offset_type>& row_ptr, panel_plan& plan) 
                                         " parts of long rows exceed the 32-bit local row range");
 }
 
-panel_plan plan_panels(const std::vector<offset_type>& row_ptr, const panel_params& params) {
-  check_params(params);
-  panel_plan plan;
-  const offset_type nnz = row_ptr.back();
-  plan.params = params;
-  panel_params& p = plan.params;
-  if (p.panel_entries == 0)
-    p.panel_entries = std::clamp((nnz / target_panels + round_entries - 1) / round_entries * round_entries,
-                                 min_panel_entries, max_panel_entries);
-  if (p.piece_entries == 0)
-    p.piece_entries = static_cast<int>(std::clamp<offset_type>(p.panel_entries / round_entries / 2, 1, 32));
-  split_long_rows(row_ptr, plan);
+namespace {
 
-  // Panel cuts: at most panel_rows panel rows, panel_entries entries and max_slots slots (a panel
-  // row has at most panel_entries entries, so none is left alone beyond them). Each panel's slot
-  // offsets follow its panel rows.
+/// The greedy panel cut, a panel row at a time: a panel ends at panel_rows panel rows, or before a
+/// panel row that would take it past panel_entries entries or max_slots slots (a panel row has at
+/// most panel_entries entries, so none is left alone beyond them).
+struct panel_cutter {
+  const global_index_type max_rows;  // the limits, copied: plan_panels runs this loop a few times
+  const offset_type max_entries, max_slots;
+  global_index_type rows = 0;  ///< of the open panel
+  offset_type entries = 0, slots = 0;
+  explicit panel_cutter(const panel_params& p) : max_rows(p.panel_rows), max_entries(p.panel_entries), max_slots(p.max_slots) {}
+  /// Adds a panel row of `len` entries in `k` slots; true where it opens a panel (the first row too).
+  bool add(offset_type len, offset_type k) {
+    const bool opens = (rows == 0) | (rows == max_rows) | (entries + len > max_entries) | (slots + k > max_slots);
+    if (opens) rows = entries = slots = 0;
+    ++rows;
+    entries += len;
+    slots += k;
+    return opens;
+  }
+};
+
+/// What the GPU would take for the panels plan_with(row_ptr, p) cuts (long rows split as
+/// split_long_rows splits them), without storing the plan: the blocks are dispatched in panel
+/// order to the first of `wave` free places, a panel costing its entries and a fixed
+/// panel_overhead_entries; the makespan is the last place's finish.
+struct panel_schedule {
+  offset_type panels = 0;
+  double makespan = 0;
+};
+constexpr double panel_overhead_entries = 4.0 * round_entries;  // loading slots, writing y: about 4 rounds
+
+panel_schedule schedule_panels(const std::vector<offset_type>& row_ptr, const panel_params& p, offset_type wave) {
+  panel_cutter cut(p);
+  panel_schedule s;
+  std::priority_queue<double, std::vector<double>, std::greater<>> free_at;  // at most `wave` places
+  auto finish = [&](offset_type entries) {  // the open panel ends
+    double start = 0;
+    if (static_cast<offset_type>(free_at.size()) == wave) {
+      start = free_at.top();
+      free_at.pop();
+    }
+    const double end = start + static_cast<double>(entries) + panel_overhead_entries;
+    free_at.push(end);
+    s.makespan = std::max(s.makespan, end);
+  };
+  auto add = [&](offset_type len) {
+    const offset_type before = cut.entries;
+    if (cut.add(len, row_slots(len, p)) && s.panels++ > 0) finish(before);
+  };
+  for (std::size_t r = 0; r + 1 < row_ptr.size(); ++r) {
+    const offset_type len = row_ptr[r + 1] - row_ptr[r];
+    if (len <= p.panel_entries) {
+      add(len);
+      continue;
+    }
+    const offset_type cuts = (len + p.panel_entries - 1) / p.panel_entries;
+    for (offset_type k = 1; k <= cuts; ++k) add(len * k / cuts - len * (k - 1) / cuts);
+  }
+  if (s.panels > 0) finish(cut.entries);
+  return s;
+}
+
+/// The plan for resolved parameters: long rows split, then the greedy cuts and slot offsets.
+panel_plan plan_with(const std::vector<offset_type>& row_ptr, const panel_params& p) {
+  panel_plan plan;
+  plan.params = p;
+  split_long_rows(row_ptr, plan);
   const std::vector<offset_type>& rp = plan.panel_row_ptr(row_ptr);
   const global_index_type rows = static_cast<global_index_type>(rp.size()) - 1;
   plan.panel_row.push_back(0);
   plan.slot_begin.reserve(static_cast<std::size_t>(rows) + 1);
-  for (global_index_type r = 0; r < rows;) {
-    global_index_type q = r;
-    offset_type entries = 0, slots = 0;
-    while (q < rows && q - r < p.panel_rows) {
-      const offset_type len = rp[q + 1] - rp[q], k = row_slots(len, p);
-      if (q > r && (entries + len > p.panel_entries || slots + k > p.max_slots)) break;
-      plan.slot_begin.push_back(static_cast<std::uint16_t>(slots));
-      entries += len;
-      slots += k;
-      ++q;
-    }
+  auto close = [&plan](offset_type slots, global_index_type end) {  // the open panel ends before panel row `end`
     plan.slot_begin.push_back(static_cast<std::uint16_t>(slots));
     plan.max_slots = std::max<int>(plan.max_slots, static_cast<int>(slots));
-    plan.panel_row.push_back(static_cast<index_type>(q));
-    r = q;
+    plan.panel_row.push_back(static_cast<index_type>(end));
+  };
+  panel_cutter cut(p);
+  for (global_index_type r = 0; r < rows; ++r) {
+    const offset_type len = rp[r + 1] - rp[r], k = row_slots(len, p), before = cut.slots;
+    if (cut.add(len, k) && r > 0) close(before, r);
+    plan.slot_begin.push_back(static_cast<std::uint16_t>(cut.slots - k));
   }
+  if (rows > 0) close(cut.slots, rows);
   return plan;
+}
+
+/// Automatic piece size: half the panel's rounds, at most 32.
+int auto_piece_entries(offset_type panel_entries) {
+  return static_cast<int>(std::clamp<offset_type>(panel_entries / round_entries / 2, 1, 32));
+}
+
+/// Where the automatic sizes cut more panels than a wave and not whole waves, the last wave may
+/// run a few panels on an idle GPU (gen:rmat:22:16 in the read order: 592 panels of up to 125
+/// rounds, the last 64 alone). The candidate: a small entry cap, in whole rounds, whose cuts
+/// still fit the whole waves that many panels need (the waves full of panels of about equal
+/// size), found in 1-3 schedules (2-3 host passes over 4 M rows: about 10 ms each). It is kept
+/// only where it shortens schedule_panels' makespan by fill_gain: where the panels differ in size
+/// (rows in degree or rcm order: the long ones first) the dispatch already balances them, and
+/// smaller panels would only lose the x gathers they share (jobs/results/2026-12-03_h200_panel_waves).
+constexpr double fill_gain = 0.9;
+constexpr int fill_probes = 6;
+
+panel_params fill_waves(const std::vector<offset_type>& row_ptr, panel_params p, bool auto_piece) {
+  const offset_type wave = p.wave_panels;
+  if (wave == 0) return p;
+  const panel_schedule as_is = schedule_panels(row_ptr, p, wave);
+  if (as_is.panels <= wave || as_is.panels % wave == 0) return p;
+  const offset_type target = (as_is.panels + wave - 1) / wave * wave, nnz = row_ptr.back();
+  // No cut does better than the whole cost spread evenly, and the smaller caps only add panels.
+  const double floor = (static_cast<double>(nnz) + static_cast<double>(as_is.panels) * panel_overhead_entries) / wave;
+  if (floor >= fill_gain * as_is.makespan) return p;
+  auto sized = [&](offset_type rounds) {
+    panel_params q = p;
+    q.panel_entries = rounds * round_entries;
+    if (auto_piece) q.piece_entries = auto_piece_entries(q.panel_entries);
+    return q;
+  };
+  // Up from the even share of the entries (in rounds) until the cuts fit the target: the count
+  // falls about as 1 / cap, so each step aims where it would meet the target, at least 1/32 up.
+  // Rows that bind on panel_rows or max_slots barely move the count: at most fill_probes tries,
+  // none after one longer than the automatic cut's (gen:rmat:22:16 in rcm order: 2 tries).
+  const offset_type auto_rounds = p.panel_entries / round_entries;
+  offset_type rounds = std::max<offset_type>(1, (nnz + target * round_entries - 1) / (target * round_entries));
+  for (int probe = 0; probe < fill_probes && rounds < auto_rounds; ++probe) {
+    const panel_schedule s = schedule_panels(row_ptr, sized(rounds), wave);
+    if (s.panels <= target) return s.makespan < fill_gain * as_is.makespan ? sized(rounds) : p;
+    if (s.makespan >= as_is.makespan) break;  // growing with the cap: larger ones will not do
+    rounds = std::max({rounds + 1, rounds + rounds / 32, (rounds * s.panels + target - 1) / target});
+  }
+  return p;
+}
+
+}  // namespace
+
+panel_plan plan_panels(const std::vector<offset_type>& row_ptr, const panel_params& params) {
+  check_params(params);
+  const offset_type nnz = row_ptr.back();
+  panel_params p = params;
+  const bool auto_entries = p.panel_entries == 0, auto_piece = p.piece_entries == 0;
+  if (auto_entries)
+    p.panel_entries = std::clamp((nnz / target_panels + round_entries - 1) / round_entries * round_entries,
+                                 min_panel_entries, max_panel_entries);
+  if (auto_piece) p.piece_entries = auto_piece_entries(p.panel_entries);
+  if (auto_entries) p = fill_waves(row_ptr, p, auto_piece);
+  return plan_with(row_ptr, p);
 }
 
 std::string params_text(const panel_plan& plan) {

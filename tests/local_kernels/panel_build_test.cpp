@@ -150,6 +150,34 @@ TEST(PanelBuild, PicksPanelAndPieceSizesFromTheNonzeros) {
   EXPECT_EQ(f.params.piece_entries, 5);
 }
 
+// Rows of 64 entries: the automatic cap (16384 entries, 256 rows) cuts `rows / 256` panels. With
+// a wave of 8 panels, 9 panels end in a wave of one: cut to 16 smaller ones (two full waves,
+// makespan 2 x (9216 + 4096) entries with the panel's overhead, against 2 x (16384 + 4096)). 15
+// panels gain too little from 16 (2 x 19456 against 2 x 20480, above fill_gain): kept. A cap
+// given, or no wave: kept.
+TEST(PanelBuild, CutsSmallerPanelsWhereTheyFillTheLastWave) {
+  auto rows_of_64 = [](offset_type rows) {
+    std::vector<offset_type> row_ptr(static_cast<std::size_t>(rows) + 1);
+    for (offset_type r = 0; r <= rows; ++r) row_ptr[static_cast<std::size_t>(r)] = 64 * r;
+    return row_ptr;
+  };
+  panel::panel_params p;
+  p.wave_panels = 8;
+  const auto filled = panel::plan_panels(rows_of_64(9 * 256), p);
+  EXPECT_EQ(filled.panel_row.size() - 1, 16u);
+  EXPECT_EQ(filled.params.panel_entries, 9216);  // 9 rounds: 144 rows
+  EXPECT_EQ(filled.params.piece_entries, 4);
+  const auto near_full = panel::plan_panels(rows_of_64(15 * 256), p);
+  EXPECT_EQ(near_full.panel_row.size() - 1, 15u);
+  EXPECT_EQ(near_full.params.panel_entries, panel::min_panel_entries);
+  panel::panel_params given = p;
+  given.panel_entries = panel::min_panel_entries;
+  EXPECT_EQ(panel::plan_panels(rows_of_64(9 * 256), given).panel_row.size() - 1, 9u);
+  panel::panel_params no_wave;
+  no_wave.wave_panels = 0;
+  EXPECT_EQ(panel::plan_panels(rows_of_64(9 * 256), no_wave).panel_row.size() - 1, 9u);
+}
+
 TEST(PanelBuild, RefusesInvalidParameters) {
   const auto a = test::random_csr(10, 10, 1, 3, 1);
   panel::panel_params p;
@@ -160,6 +188,9 @@ TEST(PanelBuild, RefusesInvalidParameters) {
   EXPECT_THROW(panel::build(a, p), bad_input);
   p = {};
   p.piece_entries = -1;
+  EXPECT_THROW(panel::build(a, p), bad_input);
+  p = {};
+  p.wave_panels = -1;
   EXPECT_THROW(panel::build(a, p), bad_input);
 }
 
