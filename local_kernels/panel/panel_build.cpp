@@ -216,7 +216,7 @@ int auto_piece_entries(offset_type panel_entries) {
 /// run a few panels on an idle GPU (gen:rmat:22:16 in the read order: 592 panels of up to 125
 /// rounds, the last 64 alone). The candidate: a small entry cap, in whole rounds, whose cuts
 /// still fit the whole waves that many panels need (the waves full of panels of about equal
-/// size), found in 1-3 schedules (2-3 host passes over 4 M rows: about 10 ms each). It is kept
+/// size), found in 1-3 schedules (host passes over the row pointer: 10-20 ms for 4 M rows). It is kept
 /// only where it shortens schedule_panels' makespan by fill_gain: where the panels differ in size
 /// (rows in degree or rcm order: the long ones first) the dispatch already balances them, and
 /// smaller panels would only lose the x gathers they share (jobs/results/2026-12-03_h200_panel_waves).
@@ -241,7 +241,7 @@ panel_params fill_waves(const std::vector<offset_type>& row_ptr, panel_params p,
   // Up from the even share of the entries (in rounds) until the cuts fit the target: the count
   // falls about as 1 / cap, so each step aims where it would meet the target, at least 1/32 up.
   // Rows that bind on panel_rows or max_slots barely move the count: at most fill_probes tries,
-  // none after one longer than the automatic cut's (gen:rmat:22:16 in rcm order: 2 tries).
+  // none after one longer than the automatic cut's (gen:rmat:22:16 in rcm order: 3 tries).
   const offset_type auto_rounds = p.panel_entries / round_entries;
   offset_type rounds = std::max<offset_type>(1, (nnz + target * round_entries - 1) / (target * round_entries));
   for (int probe = 0; probe < fill_probes && rounds < auto_rounds; ++probe) {
