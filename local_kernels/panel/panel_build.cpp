@@ -74,6 +74,19 @@ laid_out lay_out_panel(const std::vector<offset_type>& rp, const std::vector<ind
   return out;
 }
 
+/// The parts a row of `len` entries is cut into where it is longer than `most` (ceil(len / most)
+/// parts of consecutive entries, as even as they divide; else the whole row): f(end) for each
+/// part, `end` its end within the row.
+template <typename F>
+void for_each_part(offset_type len, offset_type most, F&& f) {
+  if (len <= most) {
+    f(len);
+    return;
+  }
+  const offset_type cuts = (len + most - 1) / most;
+  for (offset_type k = 1; k <= cuts; ++k) f(len * k / cuts);
+}
+
 }  // namespace
 
 offset_type piece_length(offset_type len, const panel_params& p) {
@@ -107,11 +120,10 @@ void split_long_rows(const std::vector<offset_type>& row_ptr, panel_plan& plan) 
       plan.row_out.push_back(static_cast<index_type>(r));
       continue;
     }
-    const offset_type cuts = (len + most - 1) / most;
-    for (offset_type k = 1; k <= cuts; ++k) {
-      plan.part_ptr.push_back(b + len * k / cuts);
+    for_each_part(len, most, [&](offset_type end) {
+      plan.part_ptr.push_back(b + end);
       plan.row_out.push_back(~parts++);
-    }
+    });
     plan.split_row.push_back(static_cast<index_type>(r));
     plan.split_part.push_back(parts);
   }
@@ -166,18 +178,13 @@ panel_schedule schedule_panels(const std::vector<offset_type>& row_ptr, const pa
     free_at.push(end);
     s.makespan = std::max(s.makespan, end);
   };
-  auto add = [&](offset_type len) {
-    const offset_type before = cut.entries;
-    if (cut.add(len, row_slots(len, p)) && s.panels++ > 0) finish(before);
-  };
   for (std::size_t r = 0; r + 1 < row_ptr.size(); ++r) {
-    const offset_type len = row_ptr[r + 1] - row_ptr[r];
-    if (len <= p.panel_entries) {
-      add(len);
-      continue;
-    }
-    const offset_type cuts = (len + p.panel_entries - 1) / p.panel_entries;
-    for (offset_type k = 1; k <= cuts; ++k) add(len * k / cuts - len * (k - 1) / cuts);
+    offset_type begin = 0;
+    for_each_part(row_ptr[r + 1] - row_ptr[r], p.panel_entries, [&](offset_type end) {
+      const offset_type len = end - begin, before = cut.entries;
+      if (cut.add(len, row_slots(len, p)) && s.panels++ > 0) finish(before);
+      begin = end;
+    });
   }
   if (s.panels > 0) finish(cut.entries);
   return s;
