@@ -87,6 +87,7 @@ struct panel_matrix {
   offset_type nnz = 0;
   std::vector<index_type> panel_row;       ///< [panels + 1] first row of each panel
   std::vector<offset_type> panel_entry;    ///< [panels + 1] first stored entry of each panel
+  std::vector<index_type> dispatch;        ///< [panels] the panels in the order the kernel's blocks take them
   std::vector<std::uint16_t> slot_begin;   ///< [panel rows + panels] per panel, its rows' first slots and the end
   std::vector<index_type> col_idx;         ///< [panel_entry.back()]
   std::vector<ValueType> values;           ///< [panel_entry.back()]
@@ -109,6 +110,7 @@ struct panel_view {
   int max_slots = 0;
   const index_type* panel_row = nullptr;
   const offset_type* panel_entry = nullptr;
+  const index_type* dispatch = nullptr;     ///< thread block b multiplies panel dispatch[b]
   const std::uint16_t* slot_begin = nullptr;
   const index_type* col_idx = nullptr;
   const ValueType* values = nullptr;
@@ -159,6 +161,12 @@ offset_type row_slots(offset_type len, const panel_params& resolved);
 std::string params_text(const panel_plan& plan);
 std::size_t stored_bytes(const panel_plan& plan, std::size_t panel_entries, offset_type stored, std::size_t value_bytes);
 
+/// The order in which the kernel's thread blocks take the panels: the most stored entries (rounds)
+/// first, ties in panel order. The GPU starts blocks in that order as places free up, so the
+/// largest panels start in the first wave and the small ones fill the last (rows in rcm order cut
+/// large and small panels in runs: taken in panel order, a run of large ones ends the kernel).
+std::vector<index_type> dispatch_order(const std::vector<offset_type>& panel_entry);
+
 /// Back to CSR (round-trip check): entries in column order within each row.
 template <typename ValueType>
 csr_matrix<ValueType, index_type> to_csr(const panel_matrix<ValueType>& m);
@@ -189,6 +197,7 @@ struct traits {
     v.max_slots = m.max_slots;
     v.panel_row = map(m.panel_row);
     v.panel_entry = map(m.panel_entry);
+    v.dispatch = map(m.dispatch);
     v.slot_begin = map(m.slot_begin);
     v.col_idx = map(m.col_idx);
     v.values = map(m.values);

@@ -3,9 +3,11 @@
 // column and the rounds in which no slot repeats. Deterministic (every sort is stable, ties by
 // position); the input is only read.
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <queue>
 #include <string>
+#include <utility>
 
 #include "local_kernels/panel/panel.hpp"
 
@@ -155,9 +157,10 @@ struct panel_cutter {
 };
 
 /// What the GPU would take for the panels plan_with(row_ptr, p) cuts (long rows split as
-/// split_long_rows splits them), without storing the plan: the blocks are dispatched in panel
-/// order to the first of `wave` free places, a panel costing its entries and a fixed
-/// panel_overhead_entries; the makespan is the last place's finish.
+/// split_long_rows splits them), without storing the plan: the blocks are dispatched as the
+/// kernel takes them (dispatch_order: the largest first) to the first of `wave` free places, a
+/// panel costing its entries and a fixed panel_overhead_entries; the makespan is the last place's
+/// finish.
 struct panel_schedule {
   offset_type panels = 0;
   double makespan = 0;
@@ -166,27 +169,31 @@ constexpr double panel_overhead_entries = 4.0 * round_entries;  // loading slots
 
 panel_schedule schedule_panels(const std::vector<offset_type>& row_ptr, const panel_params& p, offset_type wave) {
   panel_cutter cut(p);
+  std::vector<offset_type> entries;  // of each panel
+  bool opened = false;
+  for (std::size_t r = 0; r + 1 < row_ptr.size(); ++r) {
+    offset_type begin = 0;
+    for_each_part(row_ptr[r + 1] - row_ptr[r], p.panel_entries, [&](offset_type end) {
+      const offset_type len = end - begin, before = cut.entries;
+      if (cut.add(len, row_slots(len, p)) && std::exchange(opened, true)) entries.push_back(before);
+      begin = end;
+    });
+  }
+  if (opened) entries.push_back(cut.entries);
+  std::sort(entries.begin(), entries.end(), std::greater<>());
   panel_schedule s;
+  s.panels = static_cast<offset_type>(entries.size());
   std::priority_queue<double, std::vector<double>, std::greater<>> free_at;  // at most `wave` places
-  auto finish = [&](offset_type entries) {  // the open panel ends
+  for (const offset_type e : entries) {
     double start = 0;
     if (static_cast<offset_type>(free_at.size()) == wave) {
       start = free_at.top();
       free_at.pop();
     }
-    const double end = start + static_cast<double>(entries) + panel_overhead_entries;
+    const double end = start + static_cast<double>(e) + panel_overhead_entries;
     free_at.push(end);
     s.makespan = std::max(s.makespan, end);
-  };
-  for (std::size_t r = 0; r + 1 < row_ptr.size(); ++r) {
-    offset_type begin = 0;
-    for_each_part(row_ptr[r + 1] - row_ptr[r], p.panel_entries, [&](offset_type end) {
-      const offset_type len = end - begin, before = cut.entries;
-      if (cut.add(len, row_slots(len, p)) && s.panels++ > 0) finish(before);
-      begin = end;
-    });
   }
-  if (s.panels > 0) finish(cut.entries);
   return s;
 }
 
@@ -286,9 +293,17 @@ std::string params_text(const panel_plan& plan) {
 
 std::size_t stored_bytes(const panel_plan& plan, std::size_t panel_entries, offset_type stored, std::size_t value_bytes) {
   const std::size_t parts = plan.split_row.empty() ? 0 : static_cast<std::size_t>(plan.split_part.back());
-  return (plan.panel_row.size() + plan.row_out.size() + plan.split_row.size() + plan.split_part.size()) * sizeof(index_type) +
+  return (2 * plan.panel_row.size() - 1 + plan.row_out.size() + plan.split_row.size() + plan.split_part.size()) * sizeof(index_type) +
          panel_entries * sizeof(offset_type) + plan.slot_begin.size() * sizeof(std::uint16_t) + parts * value_bytes +
          static_cast<std::size_t>(stored) * (sizeof(index_type) + value_bytes + sizeof(std::uint16_t));
+}
+
+std::vector<index_type> dispatch_order(const std::vector<offset_type>& panel_entry) {
+  std::vector<index_type> order(panel_entry.empty() ? 0 : panel_entry.size() - 1);
+  for (std::size_t p = 0; p < order.size(); ++p) order[p] = static_cast<index_type>(p);
+  auto stored = [&panel_entry](index_type p) { return panel_entry[p + 1] - panel_entry[p]; };
+  std::stable_sort(order.begin(), order.end(), [&stored](index_type p, index_type q) { return stored(p) > stored(q); });
+  return order;
 }
 
 template <typename V>
@@ -316,6 +331,7 @@ panel_matrix<V> build(const csr_matrix<V, index_type>& a, const panel_params& pa
   m.panel_entry.assign(panels + 1, 0);
   for (std::size_t p = 0; p < panels; ++p)
     m.panel_entry[p + 1] = m.panel_entry[p] + static_cast<offset_type>(lay[p].entry.size());
+  m.dispatch = dispatch_order(m.panel_entry);
   const std::size_t stored = static_cast<std::size_t>(m.panel_entry.back());
   m.col_idx.assign(stored, 0);
   m.values.assign(stored, V(0));

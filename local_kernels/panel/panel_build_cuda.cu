@@ -15,7 +15,8 @@
 //   5. rounds_kernel (a warp per panel, its counts in shared memory): build()'s greedy loop, each
 //      entry's place in its panel's stored range, and the panel's rounds.
 //   6. pad_kernel and place_kernel (a block per panel): padding (value 0, the panel's smallest
-//      column, padding_slot) everywhere, then each entry at its place.
+//      column, padding_slot) everywhere, then each entry at its place. The kernel's dispatch
+//      order comes from the panels' rounds on the host (dispatch_order, shared with build()).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -327,6 +328,7 @@ device_built<panel_view<V>> build_cuda(device_csr<V>&& a, const panel_params& pa
   const offset_type stored = panel_entry.back();
   const offset_type* d_panel_entry = built.storage.upload(panel_entry);
   built.view.panel_entry = d_panel_entry;
+  built.view.dispatch = built.storage.upload(dispatch_order(panel_entry));
 
   // 6. Padding, then the entries.
   auto* out_val = static_cast<V*>(built.storage.allocate_bytes(static_cast<std::size_t>(stored) * sizeof(V)));

@@ -38,6 +38,7 @@ void expect_same(const csr_matrix<V, index_type>& a, const panel::panel_params& 
   EXPECT_EQ(v.max_slots, host.max_slots) << name;
   test::expect_bitwise(host.panel_row, v.panel_row, name + " panel_row");
   test::expect_bitwise(host.panel_entry, v.panel_entry, name + " panel_entry");
+  test::expect_bitwise(host.dispatch, v.dispatch, name + " dispatch");
   test::expect_bitwise(host.slot_begin, v.slot_begin, name + " slot_begin");
   test::expect_bitwise(host.col_idx, v.col_idx, name + " col_idx");
   test::expect_bitwise(host.values, v.values, name + " values");

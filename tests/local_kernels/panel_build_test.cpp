@@ -67,6 +67,19 @@ void expect_layout(const csr_matrix<V, index_type>& a, const panel::panel_matrix
       EXPECT_TRUE(m.col_idx[static_cast<std::size_t>(k)] >= 0 && m.col_idx[static_cast<std::size_t>(k)] < std::max<global_index_type>(1, a.cols)) << name;
   }
   EXPECT_EQ(real, a.nnz()) << name;
+  // The kernel takes every panel once, the most stored entries first, ties in panel order.
+  ASSERT_EQ(m.dispatch.size(), panels) << name;
+  std::vector<bool> taken(panels, false);
+  for (std::size_t b = 0; b < panels; ++b) {
+    const auto p = static_cast<std::size_t>(m.dispatch[b]);
+    ASSERT_LT(p, panels) << name;
+    EXPECT_FALSE(taken[p]) << name << ": panel " << p << " dispatched twice";
+    taken[p] = true;
+    if (b == 0) continue;
+    const auto q = static_cast<std::size_t>(m.dispatch[b - 1]);
+    const offset_type sp = m.panel_entry[p + 1] - m.panel_entry[p], sq = m.panel_entry[q + 1] - m.panel_entry[q];
+    EXPECT_TRUE(sq > sp || (sq == sp && q < p)) << name << ": block " << b;
+  }
 }
 
 TEST(PanelBuild, LayoutInvariantsAndRoundTripOnEveryEdgeCase) {
