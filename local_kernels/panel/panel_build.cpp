@@ -156,16 +156,52 @@ struct panel_cutter {
   }
 };
 
+constexpr double panel_overhead_entries = 4.0 * round_entries;  // loading slots, writing y: about 4 rounds
+
+/// The makespan of panels of `entries` taken in `order` by `wave` places, each panel by the first
+/// free place and costing its entries and panel_overhead_entries: when the last place finishes.
+double makespan(const std::vector<offset_type>& entries, const std::vector<index_type>& order, offset_type wave) {
+  std::priority_queue<double, std::vector<double>, std::greater<>> free_at;  // at most `wave` places
+  double last = 0;
+  for (const index_type p : order) {
+    double start = 0;
+    if (static_cast<offset_type>(free_at.size()) == wave) {
+      start = free_at.top();
+      free_at.pop();
+    }
+    const double end = start + static_cast<double>(entries[static_cast<std::size_t>(p)]) + panel_overhead_entries;
+    free_at.push(end);
+    last = std::max(last, end);
+  }
+  return last;
+}
+
+/// Largest first pays where panels of different sizes come in runs (rows in rcm order): taken in
+/// panel order, a run of large panels can start late and end the kernel alone. Where the panel
+/// order is balanced already it stays, since neighbouring panels share x's sectors in the L2
+/// cache: largest first shuffled the equal panels of a banded lognormal block and cost it 6%.
+constexpr double dispatch_gain = 0.9;
+
+/// The kernel's order for panels of `entries`: largest first where that shortens the makespan
+/// over `wave` places by dispatch_gain, else panel order (also with no wave, or one wave's worth).
+std::vector<index_type> dispatch_for(const std::vector<offset_type>& entries, offset_type wave) {
+  std::vector<index_type> order(entries.size());
+  for (std::size_t p = 0; p < order.size(); ++p) order[p] = static_cast<index_type>(p);
+  if (wave == 0 || static_cast<offset_type>(entries.size()) <= wave) return order;
+  std::vector<index_type> largest = order;
+  std::stable_sort(largest.begin(), largest.end(), [&entries](index_type p, index_type q) {
+    return entries[static_cast<std::size_t>(p)] > entries[static_cast<std::size_t>(q)];
+  });
+  return makespan(entries, largest, wave) < dispatch_gain * makespan(entries, order, wave) ? largest : order;
+}
+
 /// What the GPU would take for the panels plan_with(row_ptr, p) cuts (long rows split as
-/// split_long_rows splits them), without storing the plan: the blocks are dispatched as the
-/// kernel takes them (dispatch_order: the largest first) to the first of `wave` free places, a
-/// panel costing its entries and a fixed panel_overhead_entries; the makespan is the last place's
-/// finish.
+/// split_long_rows splits them), without storing the plan: the makespan of the panels' entries in
+/// the kernel's order (dispatch_for) over `wave` places.
 struct panel_schedule {
   offset_type panels = 0;
   double makespan = 0;
 };
-constexpr double panel_overhead_entries = 4.0 * round_entries;  // loading slots, writing y: about 4 rounds
 
 panel_schedule schedule_panels(const std::vector<offset_type>& row_ptr, const panel_params& p, offset_type wave) {
   panel_cutter cut(p);
@@ -180,21 +216,7 @@ panel_schedule schedule_panels(const std::vector<offset_type>& row_ptr, const pa
     });
   }
   if (opened) entries.push_back(cut.entries);
-  std::sort(entries.begin(), entries.end(), std::greater<>());
-  panel_schedule s;
-  s.panels = static_cast<offset_type>(entries.size());
-  std::priority_queue<double, std::vector<double>, std::greater<>> free_at;  // at most `wave` places
-  for (const offset_type e : entries) {
-    double start = 0;
-    if (static_cast<offset_type>(free_at.size()) == wave) {
-      start = free_at.top();
-      free_at.pop();
-    }
-    const double end = start + static_cast<double>(e) + panel_overhead_entries;
-    free_at.push(end);
-    s.makespan = std::max(s.makespan, end);
-  }
-  return s;
+  return {static_cast<offset_type>(entries.size()), makespan(entries, dispatch_for(entries, wave), wave)};
 }
 
 /// The plan for resolved parameters: long rows split, then the greedy cuts and slot offsets.
@@ -232,8 +254,8 @@ int auto_piece_entries(offset_type panel_entries) {
 /// still fit the whole waves that many panels need (the waves full of panels of about equal
 /// size), found in 1-3 schedules (host passes over the row pointer: 10-20 ms for 4 M rows). It is kept
 /// only where it shortens schedule_panels' makespan by fill_gain: where the panels differ in size
-/// (rows in degree or rcm order: the long ones first) the dispatch already balances them, and
-/// smaller panels would only lose the x gathers they share (jobs/results/2026-12-03_h200_panel_waves).
+/// (rows in degree or rcm order) the dispatch (dispatch_for) already balances them, and smaller
+/// panels would only lose the x gathers they share (jobs/results/2026-12-03_h200_panel_waves).
 constexpr double fill_gain = 0.9;
 constexpr int fill_probes = 6;
 
@@ -298,12 +320,10 @@ std::size_t stored_bytes(const panel_plan& plan, std::size_t panel_entries, offs
          static_cast<std::size_t>(stored) * (sizeof(index_type) + value_bytes + sizeof(std::uint16_t));
 }
 
-std::vector<index_type> dispatch_order(const std::vector<offset_type>& panel_entry) {
-  std::vector<index_type> order(panel_entry.empty() ? 0 : panel_entry.size() - 1);
-  for (std::size_t p = 0; p < order.size(); ++p) order[p] = static_cast<index_type>(p);
-  auto stored = [&panel_entry](index_type p) { return panel_entry[p + 1] - panel_entry[p]; };
-  std::stable_sort(order.begin(), order.end(), [&stored](index_type p, index_type q) { return stored(p) > stored(q); });
-  return order;
+std::vector<index_type> dispatch_order(const std::vector<offset_type>& panel_entry, offset_type wave) {
+  std::vector<offset_type> stored(panel_entry.empty() ? 0 : panel_entry.size() - 1);
+  for (std::size_t p = 0; p < stored.size(); ++p) stored[p] = panel_entry[p + 1] - panel_entry[p];
+  return dispatch_for(stored, wave);
 }
 
 template <typename V>
@@ -331,7 +351,7 @@ panel_matrix<V> build(const csr_matrix<V, index_type>& a, const panel_params& pa
   m.panel_entry.assign(panels + 1, 0);
   for (std::size_t p = 0; p < panels; ++p)
     m.panel_entry[p + 1] = m.panel_entry[p] + static_cast<offset_type>(lay[p].entry.size());
-  m.dispatch = dispatch_order(m.panel_entry);
+  m.dispatch = dispatch_order(m.panel_entry, m.params.wave_panels);
   const std::size_t stored = static_cast<std::size_t>(m.panel_entry.back());
   m.col_idx.assign(stored, 0);
   m.values.assign(stored, V(0));

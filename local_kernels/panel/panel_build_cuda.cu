@@ -328,7 +328,7 @@ device_built<panel_view<V>> build_cuda(device_csr<V>&& a, const panel_params& pa
   const offset_type stored = panel_entry.back();
   const offset_type* d_panel_entry = built.storage.upload(panel_entry);
   built.view.panel_entry = d_panel_entry;
-  built.view.dispatch = built.storage.upload(dispatch_order(panel_entry));
+  built.view.dispatch = built.storage.upload(dispatch_order(panel_entry, plan.params.wave_panels));
 
   // 6. Padding, then the entries.
   auto* out_val = static_cast<V*>(built.storage.allocate_bytes(static_cast<std::size_t>(stored) * sizeof(V)));

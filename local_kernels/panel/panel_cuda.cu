@@ -1,5 +1,5 @@
-// CUDA panel SpMV: one thread block of 512 threads per panel, the largest first. The panel's slots live in shared
-// memory; each round, thread t takes stored entries t and t + 512 of the round (a warp's 32
+// CUDA panel SpMV: one thread block of 512 threads per panel, in dispatch order. The panel's
+// slots live in shared memory; each round, thread t takes stored entries t and t + 512 of the round (a warp's 32
 // consecutive entries in column order: few x sectors where columns repeat), adds its products to
 // their slots (no slot twice in a round, so no atomics), and a barrier closes the round. Then
 // each panel row sums its slots in order and writes y, or its part's sum; where rows are split,
@@ -23,7 +23,7 @@ __global__ void __launch_bounds__(block_threads)
     panel_kernel(const panel_view<V> a, V alpha, const V* __restrict__ x, V beta, V* __restrict__ y) {
   extern __shared__ unsigned char shared_bytes[];
   V* sums = reinterpret_cast<V*>(shared_bytes);
-  const index_type p = a.dispatch[blockIdx.x];  // the largest panels first (dispatch_order)
+  const index_type p = a.dispatch[blockIdx.x];  // dispatch_order: where it pays, the largest panels first
   const index_type first = a.panel_row[p], rows = a.panel_row[p + 1] - first;
   const std::uint16_t* sb = a.slot_begin + first + p;
   const int slots = sb[rows];

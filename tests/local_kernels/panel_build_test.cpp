@@ -67,15 +67,19 @@ void expect_layout(const csr_matrix<V, index_type>& a, const panel::panel_matrix
       EXPECT_TRUE(m.col_idx[static_cast<std::size_t>(k)] >= 0 && m.col_idx[static_cast<std::size_t>(k)] < std::max<global_index_type>(1, a.cols)) << name;
   }
   EXPECT_EQ(real, a.nnz()) << name;
-  // The kernel takes every panel once, the most stored entries first, ties in panel order.
+  // The kernel takes every panel once, in panel order or the most stored entries first (ties in
+  // panel order).
   ASSERT_EQ(m.dispatch.size(), panels) << name;
+  EXPECT_EQ(m.dispatch, panel::dispatch_order(m.panel_entry, m.params.wave_panels)) << name;
+  bool in_order = true;
+  for (std::size_t b = 0; b < panels; ++b) in_order &= m.dispatch[b] == static_cast<index_type>(b);
   std::vector<bool> taken(panels, false);
   for (std::size_t b = 0; b < panels; ++b) {
     const auto p = static_cast<std::size_t>(m.dispatch[b]);
     ASSERT_LT(p, panels) << name;
     EXPECT_FALSE(taken[p]) << name << ": panel " << p << " dispatched twice";
     taken[p] = true;
-    if (b == 0) continue;
+    if (b == 0 || in_order) continue;
     const auto q = static_cast<std::size_t>(m.dispatch[b - 1]);
     const offset_type sp = m.panel_entry[p + 1] - m.panel_entry[p], sq = m.panel_entry[q + 1] - m.panel_entry[q];
     EXPECT_TRUE(sq > sp || (sq == sp && q < p)) << name << ": block " << b;
@@ -189,6 +193,22 @@ TEST(PanelBuild, CutsSmallerPanelsWhereTheyFillTheLastWave) {
   panel::panel_params no_wave;
   no_wave.wave_panels = 0;
   EXPECT_EQ(panel::plan_panels(rows_of_64(9 * 256), no_wave).panel_row.size() - 1, 9u);
+}
+
+// Four panels of one round and two of 32, 3 places, each panel 4 rounds more: in panel order the
+// large ones start after the first small ones (41 rounds), largest first the small ones fill the
+// third place beside them (36 rounds, less than 0.9 x 41): dispatched largest first. Equal panels,
+// no wave, or one wave's worth: panel order.
+TEST(PanelBuild, DispatchesTheLargestPanelsFirstWhereThatShortensTheKernel) {
+  const offset_type r = panel::round_entries;
+  const std::vector<offset_type> runs{0, r, 2 * r, 3 * r, 4 * r, 36 * r, 68 * r};
+  EXPECT_EQ(panel::dispatch_order(runs, 3), (std::vector<index_type>{4, 5, 0, 1, 2, 3}));
+  const std::vector<index_type> in_order{0, 1, 2, 3, 4, 5};
+  EXPECT_EQ(panel::dispatch_order(runs, 0), in_order);
+  EXPECT_EQ(panel::dispatch_order(runs, 6), in_order);
+  const std::vector<offset_type> equal{0, r, 2 * r, 3 * r, 4 * r, 5 * r, 6 * r};
+  EXPECT_EQ(panel::dispatch_order(equal, 4), in_order);
+  EXPECT_TRUE(panel::dispatch_order({0}, 3).empty());
 }
 
 TEST(PanelBuild, RefusesInvalidParameters) {
