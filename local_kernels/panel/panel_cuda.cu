@@ -1,9 +1,10 @@
 // CUDA panel SpMV: one thread block of 512 threads per panel, in dispatch order. The panel's
-// slots live in shared memory; each round, thread t takes stored entries t and t + 512 of the round (a warp's 32
-// consecutive entries in column order: few x sectors where columns repeat), adds its products to
-// their slots (no slot twice in a round, so no atomics), and a barrier closes the round. Then
-// each panel row sums its slots in order and writes y, or its part's sum; where rows are split,
-// join_parts_kernel then adds each split row's parts in order and writes its y.
+// slots live in shared memory; each round, thread t takes stored entries t and t + 512 of the
+// round (a warp's 32 consecutive entries in column order: few x sectors where columns repeat),
+// adds its products to their slots (no slot twice in a round, so no atomics), and a barrier
+// closes the round. Then each panel row sums its slots in order and writes y, or its part's sum;
+// where rows are split, join_parts_kernel then adds each split row's parts in order and writes
+// its y.
 //
 // Tuning (one H200, jobs/results/2026-11-27_h200_panels, the prototype of run 122 on rmat:22:16
 // in rcm order): 2 entries per thread per round ran 325-333 us, 4 entries 334-373 us (larger
