@@ -83,6 +83,7 @@ RUN9_TRANSPORT = {"table_stencil27_g4": "cuda-ipc", "table_lognormal_g4": "cuda-
 # acceptance bullet; checks 7 and 8), each input with the runs kept (a regular expression on the
 # run's name, FOLDER/RUN) and why.
 VALIDATE, SPLIT = "jobs/results/2026-11-28_h200x2_validate", "jobs/results/2026-12-01_h200_panel_split"
+DISPATCH = "jobs/results/2026-12-03_h200_panel_dispatch"
 CURRENT = [
     # 4x H200 at 3198db6 and ce71610 (check 7's 22): the apply path since then changed only where a
     # panel block has a row longer than a panel (6d8dc67) and on one rank's trial of 4-16 M nonzeros
@@ -100,6 +101,12 @@ CURRENT = [
     (f"{SPLIT}/run2/runs.tgz", r"(_new|/logn2m_old)$"),
     # Run 6: fb83ad5, today's path, the bench set (no old side).
     (f"{SPLIT}/run6/runs.tgz", r"_new$"),
+    # One H200 at 10f6f9d (the panels' dispatch; since then, comments only): call 2's new side on
+    # one rank (rmat2216_2r's two ranks shared the GPU), call 3 the bench set. The runs above of
+    # blocks whose panels now go largest first (rcm order) keep their path: degree order's panels,
+    # and every other block's, are dispatched in panel order as before.
+    (f"{DISPATCH}/call2/runs.tgz", r"/(?!rmat2216_2r)[^/]*_new$"),
+    (f"{DISPATCH}/call3/runs.tgz", r"_new$"),
 ]
 # Generator seeds of jobs/dist_gpu.sh's runs (the reports do not record them), by run name prefix.
 SEEDS = {"table_rmat": 11, "table_lognormal": 9, "rules_gen_rmat": 5, "rules_gen_lognormal": 3, "rmat_g": 11,
