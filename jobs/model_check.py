@@ -102,9 +102,9 @@ CURRENT = [
     # Run 6: fb83ad5, today's path, the bench set (no old side).
     (f"{SPLIT}/run6/runs.tgz", r"_new$"),
     # One H200 at 10f6f9d (the panels' dispatch; since then, comments only): call 2's new side on
-    # one rank (rmat2216_2r's two ranks shared the GPU), call 3 the bench set. The runs above of
-    # blocks whose panels now go largest first (rcm order) keep their path: degree order's panels,
-    # and every other block's, are dispatched in panel order as before.
+    # one rank (rmat2216_2r's two ranks shared the GPU), call 3 the bench set. The runs above stay:
+    # their panels (degree order, lognormal) are still dispatched in panel order; only rcm's go
+    # largest first now.
     (f"{DISPATCH}/call2/runs.tgz", r"/(?!rmat2216_2r)[^/]*_new$"),
     (f"{DISPATCH}/call3/runs.tgz", r"_new$"),
 ]
