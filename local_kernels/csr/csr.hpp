@@ -61,9 +61,6 @@ struct csr_params {
   kernel algorithm = kernel::adaptive;
   /// vector kernel: threads per row (power of two <= 32); 0 picks from the mean row length.
   int threads_per_row = 0;
-  /// adaptive kernel: nonzeros per multi-row block at most (<= 2048, the shared-memory stage);
-  /// 0: the stage.
-  int block_nnz = 0;
   /// Mixed precision (`--precision mixed`): store the values rounded to float and multiply them
   /// with x in the value type, so that x, y and every sum stay double. Only in double and where
   /// the block is no pattern (which stores no values); a value beyond float's range is bad input.

@@ -114,19 +114,17 @@ csr_format_matrix<V> build_row_plan(const std::vector<offset_type>& row_ptr, glo
   if (params.algorithm == kernel::adaptive) {
     // Greedy: extend the block while its nonzeros fit the stage; a row that alone exceeds it
     // closes the current block and forms its own.
-    const offset_type cap = params.block_nnz > 0 ? std::min<offset_type>(params.block_nnz, adaptive_block_nnz)
-                                                 : adaptive_block_nnz;
     m.row_blocks.push_back(0);
     global_index_type start = 0;
     for (global_index_type r = 0; r < rows; ++r) {
       const offset_type block_nnz = row_ptr[r + 1] - row_ptr[start];
       const offset_type block_rows = r + 1 - start;
-      if (block_nnz > cap || block_rows > adaptive_block_rows) {
+      if (block_nnz > adaptive_block_nnz || block_rows > adaptive_block_rows) {
         if (r > start) {  // close the block before row r, start a new one at r
           m.row_blocks.push_back(static_cast<index_type>(r));
           start = r;
         }
-        if (row_ptr[r + 1] - row_ptr[r] > cap) {  // long row: alone
+        if (row_ptr[r + 1] - row_ptr[r] > adaptive_block_nnz) {  // long row: alone
           m.row_blocks.push_back(static_cast<index_type>(r + 1));
           start = r + 1;
         }
@@ -171,7 +169,6 @@ void finish_build(csr_format_matrix<V>& m, double mean_span) {
   const char* names[] = {"scalar", "vector", "adaptive", "merge", "split"};
   m.stats.params = std::string("kernel=") + names[static_cast<int>(k)] +
                    (k == kernel::vector ? " T=" + std::to_string(m.params.threads_per_row) : "") +
-                   (k == kernel::adaptive && m.params.block_nnz > 0 ? " block_nnz=" + std::to_string(m.params.block_nnz) : "") +
                    (m.stream_matrix ? " streamed" : "") + (m.pattern ? " pattern" : "") +
                    (f32 ? " float-values" : "") +
                    (k == kernel::merge ? " items/thread=" + std::to_string(merge_items_per_thread<V>) +
