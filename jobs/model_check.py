@@ -3,7 +3,7 @@
 
     python3 jobs/model_check.py derive [-o FILE.json] [--fit-ranks 1,2] [INPUT ...]
     python3 jobs/model_check.py check  [--machine FILE.json] [-o DIR] [--cli BUILD/apps/distspmv] [INPUT ...]
-    python3 jobs/model_check.py panel  [--machine FILE.json] [--set current] [INPUT ...]   (panel's floor)
+    python3 jobs/model_check.py panel  [--set current] [INPUT ...]   (panel's floor, rate and line rate)
     python3 jobs/model_check.py order  [--format csr] [INPUT ...]   (a class's order_gather_gbps)
 
 The model (apps/model/machine.cpp computes the same): for one rank, B = nnz * 12 + rows * 24 bytes
@@ -15,14 +15,16 @@ consecutive rows of the local block read, summed; `distspmv model --per-rank` gi
             apply = max(local + (1 - overlap) X, F + X + S * halo_nnz / nnz)
     (the halo block's product, halo_nnz of the rank's nonzeros in ghost columns, follows the exchange).
     Where the GPU's halo trial times panel on the halo block (the figures' "halo_trial"), that block
-    is predicted on its own, H = halo_nnz * 12 / rate + 64 * its x_lines / gather (panel's own gather
-    rate, else the machine's) + 32 * its panel_sectors / sector (panel) in the pick's class and in
-    panel's, the faster by the trial's margin kept: S = S(local block) + H, and H replaces
-    S * halo_nnz / nnz. Panel's floor on one GPU: fitted alone (`panel` below; check 8, 2026-12-02).
+    is predicted on its own, H = halo_nnz * 12 / rate + 64 * its x_lines / gather (the class's own
+    gather rate, else the machine's; panel: 128 * its panel_lines / line instead) in the pick's class
+    and in panel's, the faster by the trial's margin kept: S = S(local block) + H, and H replaces
+    S * halo_nnz / nnz. Panels: 128 * panel_lines / line in place of G (panel_lines: the distinct
+    128-byte lines of x each panel reads), floor, rate and line rate fitted alone (`panel` below;
+    check 14, 2026-12-03).
 
-panel   fits panel's floor on one GPU alone (the rest of its class as --machine has it) to the inputs'
-        one-rank panel products: the order trial's "ORDER panel T us" (none, degree) where it timed
-        panel, else the apply (panel_points, fit_panel).
+panel   fits panel's floor, rate and line rate on one GPU alone to the inputs' one-rank panel
+        products: the order trial's "ORDER panel T us" (none, degree) where it timed panel, else the
+        apply (panel_points, fit_panel), each matrix also left out.
 order   fits a class's order_gather_gbps (check 9, 2026-12-02): where the order's trial times the
         selector's pick alone in each order (small irregular blocks: CSR), the model predicts degree
         order as the read order plus 64 * (degree_x_lines - x_lines) at that rate, kept by the
@@ -84,6 +86,7 @@ RUN9_TRANSPORT = {"table_stencil27_g4": "cuda-ipc", "table_lognormal_g4": "cuda-
 # run's name, FOLDER/RUN) and why.
 VALIDATE, SPLIT = "jobs/results/2026-11-28_h200x2_validate", "jobs/results/2026-12-01_h200_panel_split"
 DISPATCH = "jobs/results/2026-12-03_h200_panel_dispatch"
+LINES = "jobs/results/2026-12-03_h200_csr_blocks_panel_lines"
 CURRENT = [
     # 4x H200 at 3198db6 and ce71610 (check 7's 22): the apply path since then changed only where a
     # panel block has a row longer than a panel (6d8dc67) and on one rank's trial of 4-16 M nonzeros
@@ -107,6 +110,10 @@ CURRENT = [
     # largest first now.
     (f"{DISPATCH}/call2/runs.tgz", r"/(?!rmat2216_2r)[^/]*_new$"),
     (f"{DISPATCH}/call3/runs.tgz", r"_new$"),
+    # One H200 at 5cfda3f with experimental CSR variants beside (cf5a9a7; the defaults' path is
+    # 5cfda3f's): panel on lognormal blocks of 1-6 M rows, bands 20 k to all rows, forced (`--format
+    # panel --order none`), and Slashdot and uk-2007 with the defaults.
+    (f"{LINES}/call1/runs.tgz", r"/(lp\w+|sd_def|uk_def)_new$"),
 ]
 # Generator seeds of jobs/dist_gpu.sh's runs (the reports do not record them), by run name prefix.
 SEEDS = {"table_rmat": 11, "table_lognormal": 9, "rules_gen_rmat": 5, "rules_gen_lognormal": 3, "rmat_g": 11,
@@ -215,6 +222,9 @@ def load(inputs, unchecked=False):
     return keep
 
 
+PANEL_LINE_BYTES = 128.0  # the unit of panel_lines (model.hpp's panel_line_doubles doubles)
+
+
 def bytes_of(r):
     return r["nnz"] * 12.0 + r["rows"] * 24.0
 
@@ -233,24 +243,24 @@ def spmv_us(m, r, cls, own_halo=False):
     t = (r["rows"] * c.get("row_ns", 0.0) + r.get("max_row", 0) * c.get("max_row_ns", 0.0)) / 1e3 + b / (
         (c["format_bytes_gbps"] if own_bytes else c["rate_gbps"]) * 1e3)
     gather = c.get("gather_gbps") or m.get("gather_gbps")
-    if gather and not own_bytes:
+    if c.get("line_gbps"):  # panels: the distinct 128-byte lines of x each panel reads
+        t += PANEL_LINE_BYTES * r.get("panel_lines", 0) / (c["line_gbps"] * 1e3)
+    elif gather and not own_bytes:
         t += 64.0 * r.get("x_lines", 0) / (gather * 1e3)
-    if c.get("sector_gbps"):
-        t += 32.0 * r.get("panel_sectors", 0) / (c["sector_gbps"] * 1e3)
     return t
 
 
 def halo_us(m, r, cls):
     """The halo block's product on its own in class `cls`: halo_nnz * 12 bytes at its rate and
-    64 * its x_lines at the class's own gather rate (panel's) or else the machine's, and for panels
-    32 * its panel_sectors at the sector rate (machine.cpp's predict)."""
+    64 * its x_lines at the class's own gather rate or else the machine's, for panels 128 * its
+    panel_lines at the line rate instead (machine.cpp's predict)."""
     c = m["spmv"][cls]
     t = r.get("halo_nnz", 0) * 12.0 / (c["rate_gbps"] * 1e3)
     gather = c.get("gather_gbps") or m.get("gather_gbps")
-    if gather:
+    if c.get("line_gbps"):  # panels: the ghost lines each of the halo block's panels reads
+        t += PANEL_LINE_BYTES * r["halo_trial"].get("panel_lines", 0) / (c["line_gbps"] * 1e3)
+    elif gather:
         t += 64.0 * r["halo_trial"]["x_lines"] / (gather * 1e3)
-    if c.get("sector_gbps"):  # panels: the ghost sectors each of the halo block's panels reads
-        t += 32.0 * r["halo_trial"].get("panel_sectors", 0) / (c["sector_gbps"] * 1e3)
     return t
 
 
@@ -295,7 +305,7 @@ def requested_order(j):
 
 def degree_figures(r):
     t = r["trial"]
-    return {**r, "x_lines": t["degree_x_lines"], "panel_sectors": t["degree_panel_sectors"]}
+    return {**r, "x_lines": t["degree_x_lines"], "panel_lines": t["degree_panel_lines"]}
 
 
 def predict_rank(m, r, ranks, transport, order, follow_pick=True):
@@ -328,9 +338,9 @@ def predict_rank(m, r, ranks, transport, order, follow_pick=True):
     best = min(one(r, "none", f) for f in (t["none_formats"] or [r["format"]]))
     if "panel" in t["degree_formats"]:
         d = one(degree_figures(r), "degree", "panel")
-        # degree kept with panel only where its panels also read fewer sectors by the margin
-        fewer_sectors = t["degree_panel_sectors"] < r.get("panel_sectors", 0) * (1 - ORDER_MARGIN)
-        if d[0] < best[0] * (1 - ORDER_MARGIN) and fewer_sectors:
+        # degree kept with panel only where its panels also read fewer lines by the margin
+        fewer_lines = t["degree_panel_lines"] < r.get("panel_lines", 0) * (1 - ORDER_MARGIN)
+        if d[0] < best[0] * (1 - ORDER_MARGIN) and fewer_lines:
             best = d
     # the pick alone in each order: degree's change of x_lines at the class's order_gather_gbps
     g = m["spmv"][cls(r["format"])].get("order_gather_gbps", 0.0)
@@ -433,9 +443,9 @@ def nnls(rows, target, sweeps=3000):
 
 
 ROW_FORMATS = ("csr", "ellr")
-# Panels gather x in column order within each panel: their own x_lines rate and a term for the
-# distinct sectors each panel reads (panel_sectors), fitted on the panel runs alone.
-SECTOR_FORMATS = ("panel",)
+# Panels gather x in column order within each panel: the distinct 128-byte lines each panel reads
+# (panel_lines) in place of x_lines, at their own line rate.
+LINE_FORMATS = ("panel",)
 
 
 def applied_figures(j, r):
@@ -446,13 +456,13 @@ def applied_figures(j, r):
 def fit_one_gpu(runs, formats):
     """Each format's floor, row_ns and rate and the shared gather rate from the one-GPU applies:
     linear in (floor, row_ns, 1 / rate, 1 / gather), fitted on the relative error (nnls); panels:
-    floor, 1 / rate, their own 1 / gather and 1 / sector rate."""
+    1 / rate and 1 / line rate (their floor: `panel`)."""
     one = [j for _, j in runs if j["ranks"] == 1 and j.get("order", "none") in ("none", "degree")]
     cols = []
     for f in formats:
         # (no floor: the panel applies here are hundreds of µs; `panel` fits it alone on the one-rank
         # panel products, blocks of 4-16 M nonzeros included since b50a933)
-        cols += [(f, k) for k in (("byte", "gather", "sector") if f in SECTOR_FORMATS
+        cols += [(f, k) for k in (("byte", "line") if f in LINE_FORMATS
                                   else ("floor", "row", "byte", "max_row"))]
     cols.append(("*", "gather"))
     rows, target = [], []
@@ -463,9 +473,8 @@ def fit_one_gpu(runs, formats):
         if (f, "floor") in cols:
             x[cols.index((f, "floor"))] = 1.0
         x[cols.index((f, "byte"))] = bytes_of(r) / 1e3
-        if f in SECTOR_FORMATS:
-            x[cols.index((f, "gather"))] = 64.0 * r.get("x_lines", 0) / 1e3
-            x[cols.index((f, "sector"))] = 32.0 * r.get("panel_sectors", 0) / 1e3
+        if f in LINE_FORMATS:
+            x[cols.index((f, "line"))] = PANEL_LINE_BYTES * r.get("panel_lines", 0) / 1e3
         else:
             x[cols.index((f, "row"))] = r["rows"] / 1e3
             # The longest row costs only where a row is one thread group's work (CSR, ELLPACK-R): panel
@@ -483,9 +492,8 @@ def fit_one_gpu(runs, formats):
         # A rate the runs cannot tell (their times all floor) is capped at 1e5 GB/s.
         spmv[f] = {"floor_us": get(f, "floor"), "row_ns": get(f, "row"), "max_row_ns": get(f, "max_row"),
                    "rate_gbps": min(1e5, 1.0 / max(get(f, "byte"), 1e-12))}
-        if f in SECTOR_FORMATS:
-            spmv[f]["gather_gbps"] = min(1e6, 1.0 / max(get(f, "gather"), 1e-12))
-            spmv[f]["sector_gbps"] = min(1e6, 1.0 / max(get(f, "sector"), 1e-12))
+        if f in LINE_FORMATS:
+            spmv[f]["line_gbps"] = min(1e6, 1.0 / max(get(f, "line"), 1e-12))
     return spmv, (1.0 / sol[-1] if sol[-1] > 0 else 0.0)
 
 
@@ -493,8 +501,8 @@ TRIAL = re.compile(r"(none|rcm|degree) (\S+) ([\d.]+) us")
 
 
 def panel_points(runs):
-    """The one-rank panel products of `runs`, one per matrix (source, seed) and order: (figures, µs) in
-    each order the model knows (none, degree) that the order's trial timed with panel (its
+    """The one-rank panel products of `runs`, one per matrix (source, seed) and order: (label, figures,
+    µs) in each order the model knows (none, degree) that the order's trial timed with panel (its
     order_reason: "none panel 61.2 us, ..."; on one rank the trial times the whole apply), else the
     apply where the run kept panel in such an order; the first run that has it."""
     out, seen = [], set()
@@ -509,18 +517,32 @@ def panel_points(runs):
             key = (j["matrix"]["source"], run_key(name, j)[2], o)
             if key not in seen and (o == "none" or (o == "degree" and "trial" in r)):
                 seen.add(key)
-                out.append((r if o == "none" else degree_figures(r), t))
+                label = f"{key[0].split('/')[-1]} seed {key[1]} {o}"
+                out.append((label, r if o == "none" else degree_figures(r), t))
     return out
 
 
-def fit_panel(points, m):
-    """Panel's floor on one GPU from panel_points, the rest of its class as `m` has it (rate, its
-    gather rate of x_lines, sector rate: fitted on blocks of 16 M nonzeros and more, where a floor
-    was not to tell): least squares on the relative error, floor = sum((t - S) / t^2) / sum(1 / t^2)
-    with S the class's SpMV without floor. Returns (floor µs, [relative error per product])."""
-    pairs = [(t, spmv_us(m, r, "panel")) for r, t in points]
-    floor = max(0.0, sum((t - s) / t ** 2 for t, s in pairs) / sum(1.0 / t ** 2 for t, _ in pairs))
-    return round(floor, 2), [(s + floor - t) / t for t, s in pairs]
+def fit_panel(points):
+    """Panel's floor, rate and line rate on one GPU from panel_points: t = floor + B / rate + 128 *
+    panel_lines / line, least squares on the relative error (nnls). Returns (floor µs, rate GB/s,
+    line GB/s, {label: relative error}, {label: error with the products of its matrix left out})."""
+    def fit(pts):
+        rows = [[1.0 / t, bytes_of(r) / 1e3 / t, PANEL_LINE_BYTES * r.get("panel_lines", 0) / 1e3 / t]
+                for _, r, t in pts]
+        floor, byte, line = nnls(rows, [1.0] * len(rows))
+        return floor, 1.0 / max(byte, 1e-12), 1.0 / max(line, 1e-12)
+
+    def err(f, r, t):
+        m = {"spmv": {"panel": {"floor_us": f[0], "rate_gbps": f[1], "line_gbps": f[2]}}}
+        return (m["spmv"]["panel"]["floor_us"] + spmv_us(m, r, "panel") - t) / t
+    whole = fit(points)
+    matrix = lambda label: label.rsplit(" seed ", 1)[0]
+    loo = {}
+    for label, r, t in points:
+        rest = [p for p in points if matrix(p[0]) != matrix(label)]
+        loo[label] = err(fit(rest), r, t) if len(rest) >= 3 else float("nan")
+    return (round(whole[0], 2), round(whole[1], 1), round(whole[2], 1),
+            {label: err(whole, r, t) for label, r, t in points}, loo)
 
 
 def order_points(runs, fmt="csr"):
@@ -597,8 +619,9 @@ def derive(runs):
     transports = sorted({j["transport"] for _, j in runs if j["ranks"] > 1})
     one = {j["per_rank"][0]["format"] for _, j in runs if j["ranks"] == 1}
     spmv, gather = fit_one_gpu(runs, sorted(one))
-    if "panel" in spmv and panel_points(runs):  # its floor alone, on the one-rank panel products
-        spmv["panel"]["floor_us"] = fit_panel(panel_points(runs), {"spmv": spmv, "gather_gbps": gather})[0]
+    if "panel" in spmv and len(panel_points(runs)) >= 3:  # its class alone, on the one-rank panel products
+        floor, rate, line = fit_panel(panel_points(runs))[:3]
+        spmv["panel"].update({"floor_us": floor, "rate_gbps": rate, "line_gbps": line})
     for f in formats:
         spmv.setdefault(f, {"floor_us": 8.0, "row_ns": 0.0, "max_row_ns": 0.0, "rate_gbps": 2000.0})
     m = {"multi_rank_floor_us": 17.0, "gather_gbps": gather, "spmv": spmv,
@@ -709,7 +732,7 @@ def features(runs, cli, max_nnz, path, update, recompute=True):
         have = store.setdefault(key, {})
         for e in out["per_ranks"]:
             fig = [{**{k: r[k] for k in ("rows", "nnz", "ghosts", "sends", "neighbours", "x_lines", "halo_nnz",
-                                         "max_row", "panel_sectors")},
+                                         "max_row", "panel_lines")},
                     **({"trial": r["trial"]} if "trial" in r else {}),
                     **({"halo_trial": r["halo_trial"]} if "halo_trial" in r else {}),
                     **({"sell_w": r["sell_w"]} if "sell_w" in r else {})}
@@ -732,7 +755,7 @@ def features(runs, cli, max_nnz, path, update, recompute=True):
         if same:
             for f, r in zip(fig, j["per_rank"]):
                 r["x_lines"], r["halo_nnz"], r["max_row"] = f["x_lines"], f.get("halo_nnz", 0), f.get("max_row", 0)
-                r["panel_sectors"] = f.get("panel_sectors", 0)
+                r["panel_lines"] = f.get("panel_lines", 0)
                 if "trial" in f:
                     r["trial"] = f["trial"]
                 if "halo_trial" in f:
@@ -855,13 +878,15 @@ def main():
     if cli is None and (REPO / "build/model/apps/distspmv").exists():
         cli = str(REPO / "build/model/apps/distspmv")
     halo = features(runs, cli, a.max_nnz, pathlib.Path(a.features), a.update_features, a.recompute)
-    if a.what == "panel":  # panel's floor alone (fit_panel on the inputs' one-rank panel products)
-        path = machine_for(runs[0][1]) if a.machine == "auto" else pathlib.Path(a.machine)
+    if a.what == "panel":  # panel's class alone (fit_panel on the inputs' one-rank panel products)
         points = panel_points(runs)
-        floor, errs = fit_panel(points, json.loads(path.read_text()))
-        print(json.dumps({"machine": str(path), "panel_floor_us": floor, "products": [
-            {"rows": r["rows"], "nnz": r["nnz"], "x_lines": r["x_lines"], "measured_us": t, "error": round(e, 4)}
-            for (r, t), e in zip(points, errs)]}, indent=1))
+        if len(points) < 3:
+            sys.exit("model_check.py: fewer than 3 one-rank panel products in the inputs")
+        floor, rate, line, errs, loo = fit_panel(points)
+        print(json.dumps({"floor_us": floor, "rate_gbps": rate, "line_gbps": line, "products": [
+            {"product": label, "rows": r["rows"], "nnz": r["nnz"], "panel_lines": r.get("panel_lines", 0),
+             "measured_us": t, "error": round(errs[label], 4), "left_out_error": round(loo[label], 4)}
+            for label, r, t in points]}, indent=1))
         return
     if a.what == "order":  # the class's order_gather_gbps (fit_order_gather on the inputs' trials)
         points = order_points(runs, a.format)
@@ -891,7 +916,7 @@ def main():
         m = {"description": a.header or "fitted by jobs/model_check.py derive", **m,
              "rounded": "floors and latencies in us, row_ns in ns per row, max_row_ns in ns per entry of the longest row, rates and bandwidths in GB/s; rate: "
                         "CSR-equivalent bytes (nnz * 12 + rows * 24) per second; gather: 64-byte x lines per second; "
-                        "sector (panel): 32-byte x sectors distinct within each panel per second",
+                        "line (panel): 128-byte x lines distinct within each panel per second",
              "fitted_on": sorted({n.split('/')[0] for n, _ in fitted})}
         if fit_ranks:
             m["fit_ranks"] = fit_ranks

@@ -149,24 +149,24 @@ offset_type block_x_lines(const std::vector<offset_type>& row_ptr, const std::ve
   return lines;
 }
 
-/// panel_sectors of a local block: the panels plan_panels cuts, the distinct 32-byte sectors of x
-/// each reads.
-offset_type block_panel_sectors(const std::vector<offset_type>& row_ptr, const std::vector<index_type>& col,
-                                std::vector<std::int64_t>& stamp, std::int64_t& group) {
+/// panel_lines of a local block: the panels plan_panels cuts, the distinct 128-byte lines of x each
+/// reads (stamp: one entry a line at least).
+offset_type block_panel_lines(const std::vector<offset_type>& row_ptr, const std::vector<index_type>& col,
+                              std::vector<std::int64_t>& stamp, std::int64_t& group) {
   const auto plan = panel::plan_panels(row_ptr, panel::panel_params{});
   const std::vector<offset_type>& rp = plan.panel_row_ptr(row_ptr);  // panel rows: long rows in parts
-  offset_type sectors = 0;
+  offset_type lines = 0;
   for (std::size_t p = 0; p + 1 < plan.panel_row.size(); ++p) {
     ++group;
     for (offset_type e = rp[plan.panel_row[p]]; e < rp[plan.panel_row[p + 1]]; ++e) {
-      const auto sector = static_cast<std::size_t>(col[e] / 4);
-      if (stamp[sector] != group) {
-        stamp[sector] = group;
-        ++sectors;
+      const auto line = static_cast<std::size_t>(col[e] / panel_line_doubles);
+      if (stamp[line] != group) {
+        stamp[line] = group;
+        ++lines;
       }
     }
   }
-  return sectors;
+  return lines;
 }
 
 /// The row statistics of a local block as the selector computes them (values 0.5: not a pattern;
@@ -279,10 +279,10 @@ void halo_block_figures(const pattern& a, const std::vector<global_index_type>& 
   f.halo_pick = pick.format;
   f.halo_trial = halo_trial_times_panel(stats, pick);
   if (!f.halo_trial) return;
-  std::vector<std::int64_t> stamp(n_ghosts / 4 + 1, -1);  // (sectors of 4 doubles; lines of 8 fit too)
+  std::vector<std::int64_t> stamp(n_ghosts / 8 + 1, -1);  // (x_lines' 64-byte lines; panels' 128 fit too)
   std::int64_t group = -1;
   f.halo_x_lines = block_x_lines(row_ptr, col, stamp, group);
-  f.halo_panel_sectors = block_panel_sectors(row_ptr, col, stamp, group);
+  f.halo_panel_lines = block_panel_lines(row_ptr, col, stamp, group);
 }
 
 }  // namespace
@@ -360,7 +360,7 @@ std::vector<rank_figures> halo_figures(const pattern& a, const std::vector<int>&
       f[r] = me;
     }
   }
-  // The local block of each rank whose figures need it (panel sectors; the order's trial): its
+  // The local block of each rank whose figures need it (panel lines; the order's trial): its
   // rows in the rank's numbering, owned columns only, in local ids; the ranks side by side (each
   // writes its own figures), one block per thread.
 #pragma omp parallel for schedule(dynamic, 1)
@@ -383,9 +383,9 @@ std::vector<rank_figures> halo_figures(const pattern& a, const std::vector<int>&
       row_ptr[k + 1] = static_cast<offset_type>(col.size());
       whole[k + 1] = whole[k] + (a.row_ptr[i + 1] - a.row_ptr[i]);
     }
-    std::vector<std::int64_t> stamp(n / 4 + 1, -1);
+    std::vector<std::int64_t> stamp(n / 8 + 1, -1);  // (x_lines' 64-byte lines; panels' 128 fit too)
     std::int64_t group = -1;
-    if (f[r].local_nnz() >= panel_figures_nnz) f[r].panel_sectors = block_panel_sectors(row_ptr, col, stamp, group);
+    if (f[r].local_nnz() >= panel_figures_nnz) f[r].panel_lines = block_panel_lines(row_ptr, col, stamp, group);
     // The selector's pick on the block (the rule itself, on the block's statistics); sell-w's figures.
     const auto stats = block_statistics(row_ptr, col);
     f[r].pick = select_format(stats, backend::cuda).format;
@@ -414,7 +414,7 @@ std::vector<rank_figures> halo_figures(const pattern& a, const std::vector<int>&
     col.clear();
     col.shrink_to_fit();
     f[r].degree_x_lines = block_x_lines(d_ptr, d_col, stamp, group);
-    if (f[r].local_nnz() >= panel_figures_nnz) f[r].degree_panel_sectors = block_panel_sectors(d_ptr, d_col, stamp, group);
+    if (f[r].local_nnz() >= panel_figures_nnz) f[r].degree_panel_lines = block_panel_lines(d_ptr, d_col, stamp, group);
     if (large) f[r].degree_formats = block_trial_formats(block_statistics(d_ptr, d_col), ranks);
   }
   // The halo block's trial (the CUDA backend's halo_trial), where the block is large enough.

@@ -3,8 +3,8 @@
 // One rank of P (double precision; B = its CSR-equivalent bytes, nnz * 12 + rows * 24; G = 64 *
 // x_lines, the lines of x its rows gather):
 //   S = (rows * row_ns[class] + max_row * max_row_ns[class]) / 1000 + B / rate[class] + G / gather[class]
-//       (+ 32 * panel_sectors / sector[class] for panels: the distinct x sectors each panel reads;
-//       gather[class] is the machine's gather unless the class has its own)
+//       (gather[class] is the machine's gather unless the class has its own; panels instead of G:
+//       128 * panel_lines / line[class], the distinct 128-byte lines of x each panel reads)
 //   P = 1:  apply = floor[class] + S
 //   P > 1:  local = multi_rank_floor + S                         (local and halo blocks)
 //           X     = max(X_on_host, X_across_hosts), each (where the rank has such neighbours)
@@ -13,16 +13,16 @@
 //                   (the halo block's product, the rank's nonzeros in ghost columns, follows X)
 //   Where the GPU's halo trial times panel on the halo block (rank_figures::halo_trial), the halo
 //   block is predicted on its own, in the pick's class and in panel's (each: halo_nnz * 12 bytes at
-//   the class's rate + 64 * halo_x_lines at its gather rate: panel's own, else the machine's, + for
-//   panels 32 * halo_panel_sectors at the sector rate), the faster by the trial's margin kept:
-//   S = S(local block) + H, and H takes the place of S * halo_nnz / nnz.
-//   (h200_ib.json's panel class since 2026-12-02: a floor, the bytes and the panels' sectors, its
-//   x_lines gather off: jobs/results/2026-12-02_model_check8.)
+//   the class's rate + 64 * halo_x_lines at its gather rate, the machine's unless the class has its
+//   own, or for panels 128 * halo_panel_lines at the line rate), the faster by the trial's margin
+//   kept: S = S(local block) + H, and H takes the place of S * halo_nnz / nnz.
+//   (h200_ib.json's panel class since 2026-12-03: a floor, the bytes at about the copy bandwidth and
+//   the panels' lines: jobs/results/2026-12-03_h200_csr_blocks_panel_lines.)
 // and the apply of the matrix is the slowest rank's. Its bound: the largest of S, the multi-rank
 // floor and the exposed exchange (apply - local; latency or volume, whichever is more). With
 // `--order auto` (predict_rank), a rank whose numbering the sample rule finds not local gets the
 // figures of its block in degree order beside the read order's, and keeps the order and format of
-// the trial's fastest candidate: degree with panel only where its panels also read fewer sectors
+// the trial's fastest candidate: degree with panel only where its panels also read fewer lines
 // by the margin; where the trial times the selector's pick alone in each order (small CSR blocks),
 // degree predicted as the read order + 64 * (degree_x_lines - x_lines) / order_gather[class]
 // (h200_ib.json's csr since 2026-12-02: jobs/results/2026-12-02_model_check9).
@@ -71,7 +71,7 @@ machine read_machine(const std::string& path) {
     for (const auto& [name, c] : j.at("spmv").items())
       m.classes.emplace_back(name, spmv_class{c.at("floor_us").get<double>(), c.value("row_ns", 0.0),
                                               c.value("max_row_ns", 0.0), c.at("rate_gbps").get<double>(),
-                                              c.value("gather_gbps", 0.0), c.value("sector_gbps", 0.0),
+                                              c.value("gather_gbps", 0.0), c.value("line_gbps", 0.0),
                                               c.value("order_gather_gbps", 0.0), c.value("format_bytes_gbps", 0.0)});
     for (const auto& [name, x] : j.at("exchange").items())
       m.transports.emplace_back(name, exchange_figures{x.at("latency_us").get<double>(), x.at("per_neighbour_us").get<double>(),
@@ -102,20 +102,25 @@ prediction predict(const machine& m, const rank_figures& r, int ranks, int gpus_
   // GB/s = 1e3 bytes per µs
   double compute_us = (static_cast<double>(r.rows) * c.row_ns + static_cast<double>(r.max_row) * c.max_row_ns) / 1e3 +
                       bytes / ((own_bytes ? c.format_bytes_gbps : c.rate_gbps) * 1e3);
+  // x's gathers: the panels' lines where the class has a line rate, else x_lines.
+  constexpr double line_bytes = 8.0 * panel_line_doubles;
   const double gather = c.gather_gbps > 0 ? c.gather_gbps : m.gather_gbps;
-  if (gather > 0 && !own_bytes) compute_us += 64.0 * static_cast<double>(r.x_lines) / (gather * 1e3);
-  if (c.sector_gbps > 0) compute_us += 32.0 * static_cast<double>(r.panel_sectors) / (c.sector_gbps * 1e3);
+  if (c.line_gbps > 0)
+    compute_us += line_bytes * static_cast<double>(r.panel_lines) / (c.line_gbps * 1e3);
+  else if (gather > 0 && !own_bytes)
+    compute_us += 64.0 * static_cast<double>(r.x_lines) / (gather * 1e3);
   compute_us += order_us;
   double halo_us = 0;
   if (own_halo) {
-    // Its rows' y go to a buffer scattered after it: nonzeros only, and its gathers (halo_x_lines)
-    // at the class's own gather rate (panel's) or else the machine's, as the rank's x_lines.
+    // Its rows' y go to a buffer scattered after it: nonzeros only, and its gathers as the rank's:
+    // panels the lines of the ghost vector each of its panels reads, else halo_x_lines.
     const spmv_class& h = m.spmv(halo_cls);
     halo_us = static_cast<double>(r.halo_nnz) * 12.0 / (h.rate_gbps * 1e3);
     const double halo_gather = h.gather_gbps > 0 ? h.gather_gbps : m.gather_gbps;
-    if (halo_gather > 0) halo_us += 64.0 * static_cast<double>(r.halo_x_lines) / (halo_gather * 1e3);
-    // Panels: the sectors of the ghost vector each of the halo block's panels reads, as the rank's.
-    if (h.sector_gbps > 0) halo_us += 32.0 * static_cast<double>(r.halo_panel_sectors) / (h.sector_gbps * 1e3);
+    if (h.line_gbps > 0)
+      halo_us += line_bytes * static_cast<double>(r.halo_panel_lines) / (h.line_gbps * 1e3);
+    else if (halo_gather > 0)
+      halo_us += 64.0 * static_cast<double>(r.halo_x_lines) / (halo_gather * 1e3);
     compute_us += halo_us;
   }
   prediction p;
@@ -174,7 +179,7 @@ prediction predict_rank(const machine& m, const rank_figures& r, int ranks, int 
   const auto class_of = [&](const std::string& format) { return has(format) ? format : cls; };
   rank_figures degree = r;
   degree.x_lines = r.degree_x_lines;
-  degree.panel_sectors = r.degree_panel_sectors;
+  degree.panel_lines = r.degree_panel_lines;
   // The halo block's trial (halo_trial): where it times panel, the pick and panel each on its own,
   // panel kept where its product is faster by the margin.
   const bool halo_trial = ranks > 1 && r.halo_trial && has("panel");
@@ -202,16 +207,16 @@ prediction predict_rank(const machine& m, const rank_figures& r, int ranks, int 
     any = true;
   }
   for (const auto& format : r.degree_formats) {
-    if (format != "panel") continue;  // the order's gain the model knows: the panels' shared sectors
+    if (format != "panel") continue;  // the order's gain the model knows: the panels' shared lines
     const auto p = one(degree, "degree", format);
     const double need = best.order == "none" ? 1.0 - order_trial_margin : 1.0;
-    // Degree order's gain on panels shows in their sectors: kept only where its panels also read
-    // fewer distinct sectors by the margin. (The committed one-rank trial products, 2026-12-02:
+    // Degree order's gain on panels shows in their lines: kept only where its panels also read
+    // fewer distinct lines by the margin. (The committed one-rank trial products, 2026-12-02:
     // R-MAT 7 of 7 pairs faster in degree order with 25-30% fewer sectors; lognormal 5 of 5 slower,
     // its sectors level or up, while x_lines fell in both: jobs/results/2026-12-02_model_check9.)
-    const bool fewer_sectors = static_cast<double>(r.degree_panel_sectors) <
-                               static_cast<double>(r.panel_sectors) * (1.0 - order_trial_margin);
-    if (p.apply_us < best.apply_us * need && fewer_sectors) best = p;
+    const bool fewer_lines = static_cast<double>(r.degree_panel_lines) <
+                             static_cast<double>(r.panel_lines) * (1.0 - order_trial_margin);
+    if (p.apply_us < best.apply_us * need && fewer_lines) best = p;
   }
   // The trial of the selector's pick alone in each order (no trial formats): degree's change of
   // x_lines at the class's order_gather_gbps (fitted on those trials' timings; where the

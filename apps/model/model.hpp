@@ -53,10 +53,10 @@ struct rank_figures {
   offset_type x_lines = 0;
   offset_type max_row = 0;  ///< the longest row's nonzeros (a row is one thread group's work)
   /// Gather locality of the local block stored as panels (local_kernels/panel: rows cut as
-  /// plan_panels cuts them, each panel's entries sorted by column): the distinct 32-byte sectors of
-  /// x (4 doubles) each panel reads, summed over the panels. Computed where the local block has at
-  /// least panel_figures_nnz nonzeros (0 elsewhere).
-  offset_type panel_sectors = 0;
+  /// plan_panels cuts them, each panel's entries sorted by column): the distinct 128-byte lines of
+  /// x (panel_line_doubles doubles) each panel reads, summed over the panels. Computed where the
+  /// local block has at least panel_figures_nnz nonzeros (0 elsewhere).
+  offset_type panel_lines = 0;
   offset_type local_nnz() const { return nnz - halo_nnz; }
   /// `--order auto`'s trial on this rank (dist/matrix_order.cpp), where the sample rule says the
   /// numbering is not local (trial = true): the same figures of the local block in degree order
@@ -65,7 +65,7 @@ struct rank_figures {
   /// trial times in each order (trial_formats of the block's row statistics; empty: the block is
   /// smaller and the trial times only the selector's pick, the same in both orders).
   bool trial = false;
-  offset_type degree_x_lines = 0, degree_panel_sectors = 0;
+  offset_type degree_x_lines = 0, degree_panel_lines = 0;
   std::vector<std::string> none_formats, degree_formats;
   /// The halo block's trial on the GPU (dist/matrix_order.cpp's halo_trial): true where it times
   /// panel beside the selector's pick `halo_pick` (halo blocks of at least halo_panel_trial_nnz
@@ -73,12 +73,12 @@ struct rank_figures {
   /// fitting). halo_x_lines: the halo block's x_lines, the distinct 64-byte lines of the ghost
   /// vector each 32 consecutive halo rows read, with the ghosts in the order order_halo_block gives
   /// them (most used first within each owner's group; the halo rows keep their order).
-  /// halo_panel_sectors: the halo block's panel_sectors (panels as plan_panels cuts its rows, the
-  /// ghosts in that order), the sector term of its panel candidate.
+  /// halo_panel_lines: the halo block's panel_lines (panels as plan_panels cuts its rows, the
+  /// ghosts in that order), the line term of its panel candidate.
   bool halo_trial = false;
   std::string halo_pick;
   offset_type halo_x_lines = 0;
-  offset_type halo_panel_sectors = 0;
+  offset_type halo_panel_lines = 0;
   /// The local block's format as the program picks it: select_format on the block's
   /// compute_row_statistics (the real rule, local_kernels/format_selector.cpp), computed where the
   /// local block is built (panel figures, the order's trial, or CSR's bytes past l2_resident_bytes,
@@ -92,9 +92,11 @@ struct rank_figures {
   offset_type window_bytes = 0;
 };
 
-/// Panel sectors are counted from this many local nonzeros (a forced `--format panel` on a
+/// Panel lines are counted from this many local nonzeros (a forced `--format panel` on a
 /// smaller block is predicted from x_lines).
 constexpr offset_type panel_figures_nnz = offset_type{1} << 20;
+/// rank_figures::panel_lines' unit: 128 bytes of x, the L1 and L2 caches' line (16 doubles).
+constexpr offset_type panel_line_doubles = 16;
 
 /// `--order auto`'s sample rule at P ranks: partition/locality.hpp's sample_locality on the first
 /// sample_rows rows of each rank's read range, summed as dist's choose_order sums them, and
@@ -143,9 +145,9 @@ struct spmv_class {
   double rate_gbps = 1; ///< CSR-equivalent bytes (nnz * 12 + rows * 24, double) per second
   /// The class's own rate of x_lines' gathers (0: the machine's gather_gbps).
   double gather_gbps = 0;
-  /// Panels: x's 32-byte sectors per panel (rank_figures::panel_sectors) per second, beside the
-  /// gathers of x_lines; 0: no such term.
-  double sector_gbps = 0;
+  /// Panels: x's 128-byte lines per panel (rank_figures::panel_lines) per second, in place of the
+  /// gathers of x_lines; 0: no such term (x_lines at the gather rate instead).
+  double line_gbps = 0;
   /// Where the order's trial times this class alone in each order (no trial format of its own):
   /// degree order's change of x_lines, 64 * (degree_x_lines - x_lines), at this rate (the marginal
   /// cost of a line between two orders of one block, fitted on the trials' own timings:
@@ -182,8 +184,8 @@ struct prediction {
 /// `transport_on_host`: empty for the machine's (single_host where ranks <= gpus_per_host).
 /// `halo_cls`: empty, the halo block's product is the rank's SpMV's share halo_nnz / nnz (class
 /// `cls`); else the halo block in that class on its own: halo_nnz * 12 bytes at its rate,
-/// 64 * halo_x_lines at the class's own gather rate (panel's) or else the machine's gather_gbps, and
-/// 32 * halo_panel_sectors at the class's sector rate (panels). `order_us`: added to the local
+/// 64 * halo_x_lines at the class's own gather rate or else the machine's gather_gbps, or for a
+/// class with a line rate (panels) 128 * halo_panel_lines at that rate. `order_us`: added to the local
 /// block's SpMV (an order's change of gathers at the class's order_gather_gbps, predict_rank).
 prediction predict(const machine& m, const rank_figures& r, int ranks, int gpus_per_host, const std::string& cls,
                    const std::string& transport_on_host = "", const std::string& halo_cls = "",

@@ -205,11 +205,11 @@ int run_model(const options& o) {
                         {"halo_nnz", r.halo_nnz}, {"boundary_rows", r.boundary_rows}, {"neighbours", r.neighbours},
                         {"neighbours_off_host", r.neighbours_off_host}, {"ghosts_off_host", r.ghosts_off_host},
                         {"sends_off_host", r.sends_off_host}, {"x_lines", r.x_lines},
-                        {"max_row", r.max_row}, {"panel_sectors", r.panel_sectors}});
+                        {"max_row", r.max_row}, {"panel_lines", r.panel_lines}});
       if (trial)
         for (std::size_t q = 0; q < f.size(); ++q)
           list[q]["trial"] = {{"degree_x_lines", f[q].degree_x_lines},
-                              {"degree_panel_sectors", f[q].degree_panel_sectors},
+                              {"degree_panel_lines", f[q].degree_panel_lines},
                               {"none_formats", f[q].none_formats},
                               {"degree_formats", f[q].degree_formats}};
       for (std::size_t q = 0; q < f.size(); ++q) {
@@ -221,7 +221,7 @@ int run_model(const options& o) {
         if (f[q].halo_trial)
           list[q]["halo_trial"] = {{"pick", f[q].halo_pick},
                                    {"x_lines", f[q].halo_x_lines},
-                                   {"panel_sectors", f[q].halo_panel_sectors}};
+                                   {"panel_lines", f[q].halo_panel_lines}};
     }
     out["per_ranks"].push_back(j);
   }

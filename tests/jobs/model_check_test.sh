@@ -7,7 +7,7 @@
 #  2. the Python predict() of the check and the C++ one of `distspmv model` agree (to 1e-6 us) on
 #     every rank of gen:poisson3d:32 at 1, 2, 4 and 16 ranks, 2 GPUs per host (hosts included);
 #  3. the same (tests/jobs/model_agree.py) with the H200 description where its panel terms count: gen:rmat:20:16 on 1 GPU (panel
-#     in degree order: panel's floor) and 2 (the halo blocks' trial of panel: their panel_sectors);
+#     in degree order: panel's floor and panel_lines) and 2 (the halo blocks' trial of panel: their panel_lines);
 #  4. the same on a CSR block whose trial times CSR alone in each order (gen:rmat:14:8, --format-class
 #     csr, 1 and 2 ranks): degree kept on one rank by CSR's order_gather_gbps (check 9);
 #  5. the same on blocks the selector gives sell-w (gen:lognormal:600000:2.5:0.8:2000 at 1 and 2
