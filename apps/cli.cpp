@@ -175,8 +175,8 @@ CLI::App* add_model_command(CLI::App& cli, model::options& o) {
   m->add_option("--transport", o.transport, "exchange on one host: an entry of the description's exchange (default: its on_host)");
   m->add_option("--order", o.order,
                 "the row order as a run applies it: auto (the program's default: the sample rule, then each rank's "
-                "trial of the read order and degree order, predicted), none or degree")
-      ->check(CLI::IsMember({"auto", "none", "degree"}))
+                "trial of the read, rcm and degree orders, predicted), none, rcm or degree")
+      ->check(CLI::IsMember({"auto", "none", "rcm", "degree"}))
       ->capture_default_str();
   m->add_option("--json", o.json, "also write the figures and predictions as JSON to this file");
   m->add_flag("--per-rank", o.per_rank, "every rank's figures in the JSON");

@@ -23,13 +23,14 @@ consecutive rows of the local block read, summed; `distspmv model --per-rank` gi
     check 14, 2026-12-03).
 
 panel   fits panel's floor, rate and line rate on one GPU alone to the inputs' one-rank panel
-        products: the order trial's "ORDER panel T us" (none, degree) where it timed panel, else the
+        products: the order trial's "ORDER panel T us" (none, rcm, degree) where it timed panel, else the
         apply (panel_points, fit_panel), each matrix also left out.
 order   fits a class's order_gather_gbps (check 9, 2026-12-02): where the order's trial times the
-        selector's pick alone in each order (small irregular blocks: CSR), the model predicts degree
-        order as the read order plus 64 * (degree_x_lines - x_lines) at that rate, kept by the
-        trial's margin; the rate by least squares through the origin on the one-rank trials' own
-        timings, degree minus none (order_points, fit_order_gather), each matrix also left out.
+        selector's pick alone in each order (small irregular blocks: CSR), the model predicts rcm
+        and degree order as the read order plus 64 * (ORDER_x_lines - x_lines) at that rate, kept
+        by the trial's margin; the rate by least squares through the origin on the one-rank trials'
+        own timings, the order minus none (order_points, fit_order_gather; rcm's points since
+        2026-12-03), each matrix also left out.
 sellw   fits sell-w's floor and format_bytes_gbps (check 10, 2026-12-02): a block the selector gives
         sell-w is priced by its own bytes, B = the selector's bytes of the block (format_bytes_per_
         nonzero's sell_windows x nnz) + x's staged windows ("sell_w" of the figures), t = floor +
@@ -303,9 +304,17 @@ def requested_order(j):
     return "auto" if j.get("order_reason", "requested").startswith("auto") else j.get("order", "none")
 
 
-def degree_figures(r):
+def order_figures(r, order):
+    """A rank's figures in the trial's `order` (rcm, degree): its x_lines and panel_lines there."""
     t = r["trial"]
-    return {**r, "x_lines": t["degree_x_lines"], "panel_lines": t["degree_panel_lines"]}
+    return {**r, "x_lines": t[f"{order}_x_lines"], "panel_lines": t[f"{order}_panel_lines"]}
+
+
+def degree_figures(r):
+    return order_figures(r, "degree")
+
+
+TRIAL_ORDERS = ("rcm", "degree")  # the trial's orders after the read order, in its sequence
 
 
 def predict_rank(m, r, ranks, transport, order, follow_pick=True):
@@ -330,32 +339,38 @@ def predict_rank(m, r, ranks, transport, order, follow_pick=True):
             h = pick if halo_us(m, r, "panel") >= halo_us(m, r, pick) * (1 - ORDER_MARGIN) else "panel"
             return predict(m, fig, ranks, cls(f), transport, halo_cls=h, order_us=order_us)[2], o, f
         return predict(m, fig, ranks, cls(f), transport, order_us=order_us)[2], o, f
-    if order == "degree":
-        return one(degree_figures(r), "degree", r["format"])
+    if order in TRIAL_ORDERS:
+        return one(order_figures(r, order), order, r["format"])
     if order != "auto" or "trial" not in r:
         return one(r, "none", r["format"])
     t = r["trial"]
     best = min(one(r, "none", f) for f in (t["none_formats"] or [r["format"]]))
-    if "panel" in t["degree_formats"]:
-        d = one(degree_figures(r), "degree", "panel")
-        # degree kept with panel only where its panels also read fewer lines by the margin
-        fewer_lines = t["degree_panel_lines"] < r.get("panel_lines", 0) * (1 - ORDER_MARGIN)
-        if d[0] < best[0] * (1 - ORDER_MARGIN) and fewer_lines:
-            best = d
-    # the pick alone in each order: degree's change of x_lines at the class's order_gather_gbps
     g = m["spmv"][cls(r["format"])].get("order_gather_gbps", 0.0)
-    if not t["degree_formats"] and g > 0:
-        d = one(r, "degree", r["format"], 64.0 * (t["degree_x_lines"] - r["x_lines"]) / (g * 1e3))
-        if d[0] < best[0] * (1 - ORDER_MARGIN):
-            best = d
+
+    def need():  # a candidate beats the best so far, by the margin while that is the read order's
+        return 1 - ORDER_MARGIN if best[1] == "none" else 1.0
+    for o in (o for o in TRIAL_ORDERS if f"{o}_x_lines" in t):  # (features before rcm's: degree only)
+        formats = t[f"{o}_formats"]
+        if "panel" in formats:
+            d = one(order_figures(r, o), o, "panel")
+            # kept with panel only where its panels also read fewer lines than the read order's by the margin
+            fewer_lines = t[f"{o}_panel_lines"] < r.get("panel_lines", 0) * (1 - ORDER_MARGIN)
+            if d[0] < best[0] * need() and fewer_lines:
+                best = d
+        # the pick alone in each order: the order's change of x_lines at the class's order_gather_gbps
+        if not formats and g > 0:
+            d = one(r, o, r["format"], 64.0 * (t[f"{o}_x_lines"] - r["x_lines"]) / (g * 1e3))
+            if d[0] < best[0] * need():
+                best = d
     return best
 
 
 def predict_run_detail(m, j):
     """(apply µs: the slowest rank's, [(order, format) per rank]); None where the model cannot say
-    (an rcm order requested: the model has degree's figures only)."""
+    (an order requested whose figures the ranks lack)."""
     order = requested_order(j)
-    if order not in ("auto", "none", "degree") or (order == "degree" and any("trial" not in r for r in j["per_rank"])):
+    if order not in ("auto", "none") + TRIAL_ORDERS or (
+            order in TRIAL_ORDERS and any(f"{order}_x_lines" not in r.get("trial", {}) for r in j["per_rank"])):
         return None
     if any(r["format"] not in m["spmv"] for r in j["per_rank"]):
         return None
@@ -449,15 +464,17 @@ LINE_FORMATS = ("panel",)
 
 
 def applied_figures(j, r):
-    """A rank's figures in the order the run applied (degree: the trial's degree figures)."""
-    return degree_figures(r) if j.get("order") == "degree" and "trial" in r else r
+    """A rank's figures in the order the run applied (rcm, degree: the trial's figures there)."""
+    o = j.get("order")
+    return order_figures(r, o) if o in TRIAL_ORDERS and f"{o}_x_lines" in r.get("trial", {}) else r
 
 
 def fit_one_gpu(runs, formats):
     """Each format's floor, row_ns and rate and the shared gather rate from the one-GPU applies:
     linear in (floor, row_ns, 1 / rate, 1 / gather), fitted on the relative error (nnls); panels:
     1 / rate and 1 / line rate (their floor: `panel`)."""
-    one = [j for _, j in runs if j["ranks"] == 1 and j.get("order", "none") in ("none", "degree")]
+    one = [j for _, j in runs if j["ranks"] == 1 and (j.get("order", "none") == "none" or
+                                                      applied_figures(j, j["per_rank"][0]) is not j["per_rank"][0])]
     cols = []
     for f in formats:
         # (no floor: the panel applies here are hundreds of µs; `panel` fits it alone on the one-rank
@@ -502,7 +519,7 @@ TRIAL = re.compile(r"(none|rcm|degree) (\S+) ([\d.]+) us")
 
 def panel_points(runs):
     """The one-rank panel products of `runs`, one per matrix (source, seed) and order: (label, figures,
-    µs) in each order the model knows (none, degree) that the order's trial timed with panel (its
+    µs) in each order the model knows (none, rcm, degree) that the order's trial timed with panel (its
     order_reason: "none panel 61.2 us, ..."; on one rank the trial times the whole apply), else the
     apply where the run kept panel in such an order; the first run that has it."""
     out, seen = [], set()
@@ -511,14 +528,14 @@ def panel_points(runs):
         if j["ranks"] != 1 or "x_lines" not in r:
             continue
         timed = {o: float(t) for o, f, t in TRIAL.findall(j.get("order_reason", "")) if f == "panel"}
-        if r["format"] == "panel" and j.get("order", "none") in ("none", "degree"):
+        if r["format"] == "panel" and j.get("order", "none") in ("none",) + TRIAL_ORDERS:
             timed.setdefault(j.get("order", "none"), j["apply_median_us"])
         for o, t in timed.items():
             key = (j["matrix"]["source"], run_key(name, j)[2], o)
-            if key not in seen and (o == "none" or (o == "degree" and "trial" in r)):
+            if key not in seen and (o == "none" or f"{o}_x_lines" in r.get("trial", {})):
                 seen.add(key)
                 label = f"{key[0].split('/')[-1]} seed {key[1]} {o}"
-                out.append((label, r if o == "none" else degree_figures(r), t))
+                out.append((label, r if o == "none" else order_figures(r, o), t))
     return out
 
 
@@ -546,22 +563,24 @@ def fit_panel(points):
 
 
 def order_points(runs, fmt="csr"):
-    """The one-rank order trials that timed the selector's pick `fmt` alone in the read and the degree
-    order (order_reason "none csr 10.1 us, rcm csr 9.2 us, degree csr 9.1 us"; the trial times the
-    whole product on one rank, in batches): (source, 64 * (degree_x_lines - x_lines) / 1e3, degree µs
-    - none µs) per distinct trial (the same matrix, revision and timings once)."""
+    """The one-rank order trials that timed the selector's pick `fmt` alone in the read order and in
+    rcm or degree order (order_reason "none csr 10.1 us, rcm csr 9.2 us, degree csr 9.1 us"; the
+    trial times the whole product on one rank, in batches): (source, 64 * (ORDER_x_lines - x_lines)
+    / 1e3, ORDER µs - none µs) per order and distinct trial (the same matrix, revision and timings
+    once)."""
     out, seen = [], set()
     for name, j in runs:
         r = j["per_rank"][0]
         if j["ranks"] != 1 or "trial" not in r or r["trial"]["degree_formats"]:
             continue
         timed = {o: float(t) for o, f, t in TRIAL.findall(j.get("order_reason", "")) if f == fmt}
-        key = (j["matrix"]["source"], j["git_revision"], timed.get("none"), timed.get("degree"))
-        if "none" not in timed or "degree" not in timed or key in seen:
-            continue
-        seen.add(key)
-        out.append((j["matrix"]["source"].split("/")[-1],
-                    64.0 * (r["trial"]["degree_x_lines"] - r["x_lines"]) / 1e3, timed["degree"] - timed["none"]))
+        for o in TRIAL_ORDERS:
+            key = (j["matrix"]["source"], j["git_revision"], o, timed.get("none"), timed.get(o))
+            if "none" not in timed or o not in timed or f"{o}_x_lines" not in r["trial"] or key in seen:
+                continue
+            seen.add(key)
+            out.append((j["matrix"]["source"].split("/")[-1],
+                        64.0 * (r["trial"][f"{o}_x_lines"] - r["x_lines"]) / 1e3, timed[o] - timed["none"]))
     return out
 
 
@@ -777,7 +796,7 @@ def check(m, runs, outdir, halo, machines=None):
         if d is None:
             missing = sorted({r["format"] for r in j["per_rank"]} - set(mm["spmv"]))
             why = (f"format {', '.join(missing)}: the description has no class for it" if missing else
-                   f"--order {j.get('order')} requested: the model has the read order's and degree's figures only")
+                   f"--order {j.get('order')} requested: the figures have no trial in that order")
             skipped.append(f"{name} ({j['matrix']['source'].split('/')[-1]}, {j['ranks']} GPUs; {why})")
             continue
         p, chosen = d

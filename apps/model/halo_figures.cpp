@@ -169,6 +169,36 @@ offset_type block_panel_lines(const std::vector<offset_type>& row_ptr, const std
   return lines;
 }
 
+/// A local block (owned columns only, local ids) with its rows and columns renamed by `order` (new
+/// -> old), the columns sorted in each row, into `o_ptr` and `o_col`.
+void renumbered_block(const std::vector<offset_type>& row_ptr, const std::vector<index_type>& col,
+                      const std::vector<global_index_type>& order, std::vector<offset_type>& o_ptr,
+                      std::vector<index_type>& o_col) {
+  const std::size_t n = order.size();
+  std::vector<index_type> new_of(n);
+  for (std::size_t k = 0; k < n; ++k) new_of[static_cast<std::size_t>(order[k])] = static_cast<index_type>(k);
+  o_ptr.assign(n + 1, 0);
+  o_col.resize(col.size());
+  for (std::size_t k = 0; k < n; ++k) {
+    const auto old = static_cast<std::size_t>(order[k]);
+    auto at = o_ptr[k];
+    for (offset_type e = row_ptr[old]; e < row_ptr[old + 1]; ++e) o_col[static_cast<std::size_t>(at++)] = new_of[col[e]];
+    std::sort(o_col.begin() + o_ptr[k], o_col.begin() + at);
+    o_ptr[k + 1] = at;
+  }
+}
+
+/// partition::rcm_order of a local block (owned columns only, local ids): what the GPU's rcm gives
+/// the same block (dist/setup/gpu_order.hpp).
+std::vector<global_index_type> block_rcm_order(const std::vector<offset_type>& row_ptr,
+                                               const std::vector<index_type>& col) {
+  csr_matrix<double> b;  // (rcm reads the pattern only)
+  b.rows = b.cols = static_cast<global_index_type>(row_ptr.size() - 1);
+  b.row_ptr = row_ptr;
+  b.col_idx.assign(col.begin(), col.end());
+  return partition::rcm_order(b, 0);
+}
+
 /// The row statistics of a local block as the selector computes them (values 0.5: not a pattern;
 /// the runs' matrices have values).
 row_statistics block_statistics(const std::vector<offset_type>& row_ptr, const std::vector<index_type>& col) {
@@ -288,7 +318,7 @@ void halo_block_figures(const pattern& a, const std::vector<global_index_type>& 
 }  // namespace
 
 std::vector<rank_figures> halo_figures(const pattern& a, const std::vector<int>& part, int ranks, int gpus_per_host,
-                                       bool order_trial) {
+                                       bool order_trial, bool rcm_everywhere) {
   std::vector<rank_figures> f(ranks);
   // Rows grouped by rank (a stable counting sort).
   std::vector<offset_type> first(static_cast<std::size_t>(ranks) + 1, 0);
@@ -397,25 +427,21 @@ std::vector<rank_figures> halo_figures(const pattern& a, const std::vector<int>&
     f[r].trial = true;
     const bool large = f[r].local_nnz() >= trial_panel_nnz;  // (trial_formats adds no panel below)
     if (large) f[r].none_formats = block_trial_formats(stats, ranks);
-    // Degree order of the whole rows (the GPU's order counts the halo entries too), rows and
-    // owned columns renamed, columns sorted in each row.
-    const auto order = partition::degree_order(whole);
-    std::vector<index_type> new_of(n);
-    for (std::size_t k = 0; k < n; ++k) new_of[static_cast<std::size_t>(order[k])] = static_cast<index_type>(k);
-    std::vector<offset_type> d_ptr(n + 1, 0);
-    std::vector<index_type> d_col(col.size());
-    for (std::size_t k = 0; k < n; ++k) {
-      const auto old = static_cast<std::size_t>(order[k]);
-      auto at = d_ptr[k];
-      for (offset_type e = row_ptr[old]; e < row_ptr[old + 1]; ++e) d_col[static_cast<std::size_t>(at++)] = new_of[col[e]];
-      std::sort(d_col.begin() + d_ptr[k], d_col.begin() + at);
-      d_ptr[k + 1] = at;
-    }
-    col.clear();
-    col.shrink_to_fit();
-    f[r].degree_x_lines = block_x_lines(d_ptr, d_col, stamp, group);
-    if (f[r].local_nnz() >= panel_figures_nnz) f[r].degree_panel_lines = block_panel_lines(d_ptr, d_col, stamp, group);
-    if (large) f[r].degree_formats = block_trial_formats(block_statistics(d_ptr, d_col), ranks);
+    // The block in each of the trial's orders: its x_lines, panel_lines and trial formats.
+    const auto figures_in = [&](const std::vector<global_index_type>& order, offset_type& x_lines,
+                                offset_type& panel_lines, std::vector<std::string>& formats) {
+      std::vector<offset_type> o_ptr;
+      std::vector<index_type> o_col;
+      renumbered_block(row_ptr, col, order, o_ptr, o_col);
+      x_lines = block_x_lines(o_ptr, o_col, stamp, group);
+      if (f[r].local_nnz() >= panel_figures_nnz) panel_lines = block_panel_lines(o_ptr, o_col, stamp, group);
+      if (large) formats = block_trial_formats(block_statistics(o_ptr, o_col), ranks);
+    };
+    // Degree order of the whole rows (the GPU's order counts the halo entries too).
+    figures_in(partition::degree_order(whole), f[r].degree_x_lines, f[r].degree_panel_lines, f[r].degree_formats);
+    f[r].rcm_trial = large || rcm_everywhere;
+    if (f[r].rcm_trial)
+      figures_in(block_rcm_order(row_ptr, col), f[r].rcm_x_lines, f[r].rcm_panel_lines, f[r].rcm_formats);
   }
   // The halo block's trial (the CUDA backend's halo_trial), where the block is large enough.
 #pragma omp parallel

@@ -21,11 +21,12 @@
 // and the apply of the matrix is the slowest rank's. Its bound: the largest of S, the multi-rank
 // floor and the exposed exchange (apply - local; latency or volume, whichever is more). With
 // `--order auto` (predict_rank), a rank whose numbering the sample rule finds not local gets the
-// figures of its block in degree order beside the read order's, and keeps the order and format of
-// the trial's fastest candidate: degree with panel only where its panels also read fewer lines
-// by the margin; where the trial times the selector's pick alone in each order (small CSR blocks),
-// degree predicted as the read order + 64 * (degree_x_lines - x_lines) / order_gather[class]
-// (h200_ib.json's csr since 2026-12-02: jobs/results/2026-12-02_model_check9).
+// figures of its block in rcm and degree order beside the read order's, and keeps the order and
+// format of the trial's fastest candidate: an order with panel only where its panels also read
+// fewer lines than the read order's by the margin; where the trial times the selector's pick alone
+// in each order (small CSR blocks), an order predicted as the read order + 64 * (its x_lines -
+// x_lines) / order_gather[class] (h200_ib.json's csr since 2026-12-02:
+// jobs/results/2026-12-02_model_check9; rcm since 2026-12-03).
 // A block the selector gives sell-w (rank_figures::pick, select_format on the block's statistics)
 // is predicted in the sell-w class where the description has one: B = the selector's bytes of the
 // block (format_bytes_per_nonzero's sell_windows x nnz) + x's staged windows (+ 12 a halo nonzero),
@@ -177,9 +178,20 @@ prediction predict_rank(const machine& m, const rank_figures& r, int ranks, int 
   if (follow_pick && r.pick == "sell-w" && has("sell-w") && cls != "sell-w")
     return predict_rank(m, r, ranks, gpus_per_host, "sell-w", order, transport_on_host, false);
   const auto class_of = [&](const std::string& format) { return has(format) ? format : cls; };
-  rank_figures degree = r;
+  // The block in the trial's other orders (their figures), and the formats the trial times there.
+  rank_figures degree = r, rcm = r;
   degree.x_lines = r.degree_x_lines;
   degree.panel_lines = r.degree_panel_lines;
+  rcm.x_lines = r.rcm_x_lines;
+  rcm.panel_lines = r.rcm_panel_lines;
+  struct candidate_order {
+    const char* name;
+    bool known;  // the figures have this order's
+    const rank_figures& figures;
+    const std::vector<std::string>& formats;
+  };
+  const candidate_order orders[] = {{"rcm", r.rcm_trial, rcm, r.rcm_formats},
+                                    {"degree", true, degree, r.degree_formats}};
   // The halo block's trial (halo_trial): where it times panel, the pick and panel each on its own,
   // panel kept where its product is faster by the margin.
   const bool halo_trial = ranks > 1 && r.halo_trial && has("panel");
@@ -194,11 +206,12 @@ prediction predict_rank(const machine& m, const rank_figures& r, int ranks, int 
     p.format = format;
     return p;
   };
-  if (order == "degree" && r.trial) return one(degree, "degree", r.degree_formats.empty() ? cls : r.degree_formats.front());
+  for (const auto& c : orders)  // an order requested: its figures, in its first trial format
+    if (order == c.name && r.trial && c.known) return one(c.figures, c.name, c.formats.empty() ? cls : c.formats.front());
   if (order != "auto" || !r.trial) return one(r, "none", cls);
-  // The trial (dist/matrix_order.cpp): each order's formats (trial_formats where the block is
-  // large, else the selector's pick: the class), the fastest kept; an order must beat the best of
-  // the read order by the margin.
+  // The trial (dist/matrix_order.cpp): none, rcm and degree, each in its formats (trial_formats
+  // where the block is large, else the selector's pick: the class), the fastest kept; an order
+  // must beat the read order's best by the margin.
   prediction best;
   bool any = false;
   for (const auto& format : r.none_formats.empty() ? std::vector<std::string>{cls} : r.none_formats) {
@@ -206,27 +219,32 @@ prediction predict_rank(const machine& m, const rank_figures& r, int ranks, int 
     if (!any || p.apply_us < best.apply_us) best = p;
     any = true;
   }
-  for (const auto& format : r.degree_formats) {
-    if (format != "panel") continue;  // the order's gain the model knows: the panels' shared lines
-    const auto p = one(degree, "degree", format);
-    const double need = best.order == "none" ? 1.0 - order_trial_margin : 1.0;
-    // Degree order's gain on panels shows in their lines: kept only where its panels also read
-    // fewer distinct lines by the margin. (The committed one-rank trial products, 2026-12-02:
-    // R-MAT 7 of 7 pairs faster in degree order with 25-30% fewer sectors; lognormal 5 of 5 slower,
-    // its sectors level or up, while x_lines fell in both: jobs/results/2026-12-02_model_check9.)
-    const bool fewer_lines = static_cast<double>(r.degree_panel_lines) <
-                             static_cast<double>(r.panel_lines) * (1.0 - order_trial_margin);
-    if (p.apply_us < best.apply_us * need && fewer_lines) best = p;
-  }
-  // The trial of the selector's pick alone in each order (no trial formats): degree's change of
-  // x_lines at the class's order_gather_gbps (fitted on those trials' timings; where the
-  // description has none, the read order is kept).
   const spmv_class& c = m.spmv(class_of(cls));
-  if (r.degree_formats.empty() && c.order_gather_gbps > 0) {
-    const double order_us =
-        64.0 * (static_cast<double>(r.degree_x_lines) - static_cast<double>(r.x_lines)) / (c.order_gather_gbps * 1e3);
-    const auto p = one(r, "degree", cls, order_us);
-    if (p.apply_us < best.apply_us * (1.0 - order_trial_margin)) best = p;
+  // (as the trial: a candidate beats the best so far, by the margin while that is the read order's)
+  const auto need = [&] { return best.order == "none" ? 1.0 - order_trial_margin : 1.0; };
+  for (const auto& o : orders) {
+    if (!o.known) continue;
+    for (const auto& format : o.formats) {
+      if (format != "panel") continue;  // the order's gain the model knows: the panels' shared lines
+      const auto p = one(o.figures, o.name, format);
+      // An order's gain on panels shows in their lines: kept only where its panels also read
+      // fewer distinct lines than the read order's by the margin. (The committed one-rank trial
+      // products, 2026-12-02: R-MAT 7 of 7 pairs faster in degree order with 25-30% fewer
+      // sectors; lognormal 5 of 5 slower, its sectors level or up, while x_lines fell in both:
+      // jobs/results/2026-12-02_model_check9.)
+      const bool fewer_lines = static_cast<double>(o.figures.panel_lines) <
+                               static_cast<double>(r.panel_lines) * (1.0 - order_trial_margin);
+      if (p.apply_us < best.apply_us * need() && fewer_lines) best = p;
+    }
+    // The trial of the selector's pick alone in each order (no trial formats): the order's change
+    // of x_lines at the class's order_gather_gbps (fitted on those trials' timings; where the
+    // description has none, the read order is kept).
+    if (o.formats.empty() && c.order_gather_gbps > 0) {
+      const double order_us = 64.0 * (static_cast<double>(o.figures.x_lines) - static_cast<double>(r.x_lines)) /
+                              (c.order_gather_gbps * 1e3);
+      const auto p = one(r, o.name, cls, order_us);
+      if (p.apply_us < best.apply_us * need()) best = p;
+    }
   }
   return best;
 }

@@ -61,12 +61,16 @@ struct rank_figures {
   /// `--order auto`'s trial on this rank (dist/matrix_order.cpp), where the sample rule says the
   /// numbering is not local (trial = true): the same figures of the local block in degree order
   /// (rows and owned columns renamed by partition::degree_order of the whole rows, as the GPU's
-  /// order does), and for blocks of at least large_irregular_nnz local nonzeros the formats the
+  /// order does) and, where rcm_trial, in rcm order (partition::rcm_order of the block, which the
+  /// GPU's equals), and for blocks of at least trial_panel_nnz local nonzeros the formats the
   /// trial times in each order (trial_formats of the block's row statistics; empty: the block is
-  /// smaller and the trial times only the selector's pick, the same in both orders).
-  bool trial = false;
+  /// smaller and the trial times only the selector's pick, the same in every order). rcm's figures
+  /// are computed for those large blocks (where the trial can keep panel in rcm order) and where
+  /// rcm is requested: rcm costs the model as much as the rest of a block's figures.
+  bool trial = false, rcm_trial = false;
   offset_type degree_x_lines = 0, degree_panel_lines = 0;
-  std::vector<std::string> none_formats, degree_formats;
+  offset_type rcm_x_lines = 0, rcm_panel_lines = 0;
+  std::vector<std::string> none_formats, degree_formats, rcm_formats;
   /// The halo block's trial on the GPU (dist/matrix_order.cpp's halo_trial): true where it times
   /// panel beside the selector's pick `halo_pick` (halo blocks of at least halo_panel_trial_nnz
   /// nonzeros, irregular, with values, rows averaging panel_min_mean_length or more, x windows not
@@ -110,9 +114,10 @@ order_rule sample_order_rule(const pattern& a, int ranks);
 
 /// Per rank figures of the partition `part` (row -> rank in [0, ranks)), hosts of
 /// `gpus_per_host` consecutive ranks.
-/// With `order_trial` (the sample rule says not local), each rank's trial figures too.
+/// With `order_trial` (the sample rule says not local), each rank's trial figures too; with
+/// `rcm_everywhere` (`--order rcm`) rcm's on every rank (rank_figures::rcm_trial).
 std::vector<rank_figures> halo_figures(const pattern& a, const std::vector<int>& part, int ranks, int gpus_per_host,
-                                       bool order_trial = false);
+                                       bool order_trial = false, bool rcm_everywhere = false);
 
 /// The partitioners of a real run, for P ranks, in this process: "block", "lp", "metis" (exactly
 /// what a P-rank run computes) or "ptscotch" (PT-Scotch in one process with P parts: the same
@@ -215,7 +220,7 @@ struct options {
   std::string machine;       ///< empty: the committed description, where the build knows it
   std::string format_class = "auto";
   std::string transport;     ///< on one host (empty: the machine's)
-  std::string order = "auto";  ///< auto (the program's default), none or degree
+  std::string order = "auto";  ///< auto (the program's default), none, rcm or degree
   std::string json;
   bool per_rank = false;     ///< --per-rank: every rank's figures in the JSON
   std::uint64_t seed = 1;    ///< generator seed

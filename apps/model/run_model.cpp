@@ -75,12 +75,12 @@ int run_model(const options& o) {
                 (o.transport.empty() ? m->on_host : o.transport).c_str(), m->across_hosts.c_str());
   else
     std::printf("machine: none given (--machine FILE.json): halo figures only\n");
-  if (o.order != "auto" && o.order != "none" && o.order != "degree")
-    DSPMV_BAD_INPUT("model", "--order", "'" + o.order + "' is not auto, none or degree");
+  if (o.order != "auto" && o.order != "none" && o.order != "rcm" && o.order != "degree")
+    DSPMV_BAD_INPUT("model", "--order", "'" + o.order + "' is not auto, none, rcm or degree");
   // `--order auto`: the sample rule at P ranks, and where it says not local, each rank's trial.
   const auto trial_at = [&](int p, order_rule* rule) {
     if (o.order == "none") return false;
-    if (o.order == "degree") return true;
+    if (o.order == "degree" || o.order == "rcm") return true;
     *rule = sample_order_rule(a, p);
     return !rule->local;
   };
@@ -90,7 +90,7 @@ int run_model(const options& o) {
     order_rule rule;
     const bool trial = trial_at(1, &rule);
     const rank_figures whole = halo_figures(a, std::vector<int>(static_cast<std::size_t>(a.rows), 0), 1,
-                                            o.gpus_per_host, trial)[0];
+                                            o.gpus_per_host, trial, o.order == "rcm")[0];
     one_gpu = predict_rank(*m, whole, 1, o.gpus_per_host, cls, o.order, "", o.format_class == "auto");
     one_gpu_us = one_gpu.apply_us;
     std::printf("predicted apply on 1 GPU: %.1f us (order %s, %s)%s%s\n", one_gpu_us, one_gpu.order.c_str(),
@@ -123,7 +123,7 @@ int run_model(const options& o) {
     t0 = std::chrono::steady_clock::now();
     order_rule rule;
     const bool trial = trial_at(p, &rule);
-    const auto f = halo_figures(a, part, p, o.gpus_per_host, trial);
+    const auto f = halo_figures(a, part, p, o.gpus_per_host, trial, o.order == "rcm");
     const double figures_s = seconds_since(t0);
     std::vector<global_index_type> rows;
     std::vector<offset_type> nnz, ghosts;
@@ -141,11 +141,12 @@ int run_model(const options& o) {
     const double mean_nnz = static_cast<double>(a.nnz()) / p;
     const double imbalance = mean_nnz > 0 ? static_cast<double>(*std::max_element(nnz.begin(), nnz.end())) / mean_nnz : 1;
     prediction slowest;
-    int slowest_rank = 0, ordered_ranks = 0;
+    int slowest_rank = 0, ordered_ranks = 0, rcm_ranks = 0;
     if (m)
       for (int r = 0; r < p; ++r) {
         const auto pr = predict_rank(*m, f[r], p, o.gpus_per_host, cls, o.order, o.transport, o.format_class == "auto");
         ordered_ranks += pr.order != "none";
+        rcm_ranks += pr.order == "rcm";
         if (pr.apply_us > slowest.apply_us) {
           slowest = pr;
           slowest_rank = r;
@@ -153,11 +154,16 @@ int run_model(const options& o) {
       }
     std::string bound = m ? slowest.bound : "";
     if (m && imbalance > 1.1 && slowest.bound == "local SpMV") bound += " (imbalance)";
-    // The order: what the rule said, and how many ranks' trials keep an order.
+    // The order: what the rule said, and how many ranks' trials keep rcm and degree.
+    const auto kept = [&](int n, const char* name) {
+      return n == 0 ? std::string() : fmt_count(n, p) + " ranks " + name;
+    };
+    const std::string both = rcm_ranks > 0 && ordered_ranks > rcm_ranks ? ", " : "";
     const std::string order = o.order != "auto" ? o.order
                               : !trial          ? "none (rule: local)"
-                              : ordered_ranks == 0 ? "none (trial)"
-                                                   : fmt_count(ordered_ranks, p) + " ranks degree (trial)";
+                              : ordered_ranks == 0
+                                  ? "none (trial)"
+                                  : kept(rcm_ranks, "rcm") + both + kept(ordered_ranks - rcm_ranks, "degree") + " (trial)";
     std::printf("%6d %10lld %10lld %11lld %11lld %6.3f %9lld %9lld %5d %5d %11.2f", p,
                 static_cast<long long>(*std::max_element(rows.begin(), rows.end())),
                 static_cast<long long>(median(rows)), static_cast<long long>(*std::max_element(nnz.begin(), nnz.end())),
@@ -207,11 +213,17 @@ int run_model(const options& o) {
                         {"sends_off_host", r.sends_off_host}, {"x_lines", r.x_lines},
                         {"max_row", r.max_row}, {"panel_lines", r.panel_lines}});
       if (trial)
-        for (std::size_t q = 0; q < f.size(); ++q)
-          list[q]["trial"] = {{"degree_x_lines", f[q].degree_x_lines},
-                              {"degree_panel_lines", f[q].degree_panel_lines},
-                              {"none_formats", f[q].none_formats},
-                              {"degree_formats", f[q].degree_formats}};
+        for (std::size_t q = 0; q < f.size(); ++q) {
+          auto& t = list[q]["trial"] = {{"degree_x_lines", f[q].degree_x_lines},
+                                        {"degree_panel_lines", f[q].degree_panel_lines},
+                                        {"none_formats", f[q].none_formats},
+                                        {"degree_formats", f[q].degree_formats}};
+          if (f[q].rcm_trial) {
+            t["rcm_x_lines"] = f[q].rcm_x_lines;
+            t["rcm_panel_lines"] = f[q].rcm_panel_lines;
+            t["rcm_formats"] = f[q].rcm_formats;
+          }
+        }
       for (std::size_t q = 0; q < f.size(); ++q) {
         if (!f[q].pick.empty()) list[q]["pick"] = f[q].pick;
         if (f[q].pick == "sell-w")
