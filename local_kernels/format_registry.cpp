@@ -88,7 +88,6 @@ struct csr_kernel_name {
   const char* name;
   csr::kernel kernel;
   const char* description;
-  int short_row = 0;
 };
 const csr_kernel_name csr_kernels[] = {
     {"csr", csr::kernel::adaptive, "CSR, adaptive row blocks (irregular rows)"},
@@ -96,15 +95,11 @@ const csr_kernel_name csr_kernels[] = {
     {"csr-vector", csr::kernel::vector, "CSR, sub-warp per row, T from mean row length"},
     {"csr-merge", csr::kernel::merge, "CSR, merge path: rows + nnz split evenly over threads"},
     {"csr-split", csr::kernel::split, "CSR, nonzeros split into even tiles (cuSPARSE's split)"},
-    {"csr-s16", csr::kernel::adaptive, "CSR, adaptive, rows up to 16 entries by one thread (experiment)", 16},
-    {"csr-s32", csr::kernel::adaptive, "CSR, adaptive, rows up to 32 entries by one thread (experiment)", 32},
-    {"csr-s64", csr::kernel::adaptive, "CSR, adaptive, rows up to 64 entries by one thread (experiment)", 64},
 };
 
-csr::csr_params csr_params_for(csr::kernel k, const build_options& o, int short_row = 0) {
+csr::csr_params csr_params_for(csr::kernel k, const build_options& o) {
   csr::csr_params p;
   p.algorithm = k;
-  p.short_row = short_row;
   p.float_values = o.float_values;
   return p;
 }
@@ -118,23 +113,21 @@ hdia::hdia_params hdia_params_for(const build_options& o) {
 const std::vector<entry>& table() {
   static const std::vector<entry> entries = [] {
     std::vector<entry> t;
-    auto csr_variant = [](const char* name, csr::kernel k, int short_row) {
-      return [name, k, short_row](const auto& a, backend b, const build_options& o) {
+    auto csr_variant = [](const char* name, csr::kernel k) {
+      return [name, k](const auto& a, backend b, const build_options& o) {
         using V = typename std::decay_t<decltype(a)>::value_type;
-        return make_format<csr::traits, V>(name, [&] { return csr::build(a, csr_params_for(k, o, short_row)); }, b);
+        return make_format<csr::traits, V>(name, [&] { return csr::build(a, csr_params_for(k, o)); }, b);
       };
     };
-    auto csr_device = [](const char* name, csr::kernel k, int short_row) {
-      return [name, k, short_row](auto&& a, const build_options& o) {
+    auto csr_device = [](const char* name, csr::kernel k) {
+      return [name, k](auto&& a, const build_options& o) {
         using V = typename std::decay_t<decltype(a)>::value_type;
-        return make_device_format<csr::traits, V>(name, std::move(a), [&](device_csr<V>&& d) {
-          return csr::build_cuda(std::move(d), csr_params_for(k, o, short_row));
-        });
+        return make_device_format<csr::traits, V>(
+            name, std::move(a), [&](device_csr<V>&& d) { return csr::build_cuda(std::move(d), csr_params_for(k, o)); });
       };
     };
-    for (const auto& [name, k, description, short_row] : csr_kernels)
-      t.push_back(make_entry({name, "csr", true, true, description}, csr_variant(name, k, short_row),
-                             csr_device(name, k, short_row)));
+    for (const auto& [name, k, description] : csr_kernels)
+      t.push_back(make_entry({name, "csr", true, true, description}, csr_variant(name, k), csr_device(name, k)));
     // ---- ELLR-T / PELLR (seeds 001, 000) ----
     auto ellr_params_for = [](int threads_per_row, bool column_offsets) {
       ellr::ellr_params p;
@@ -391,7 +384,7 @@ std::unique_ptr<local_operator<V>> make_operator(const std::string& name, csr_ma
   }
   for (const auto& c : csr_kernels)
     if (name == c.name)
-      return make_format<csr::traits, V>(name, [&] { return csr::build(std::move(a), csr_params_for(c.kernel, options, c.short_row)); },
+      return make_format<csr::traits, V>(name, [&] { return csr::build(std::move(a), csr_params_for(c.kernel, options)); },
                                          where);
   return make_operator(name, static_cast<const csr_matrix<V, index_type>&>(a), where, options);
 }

@@ -61,9 +61,6 @@ struct csr_params {
   kernel algorithm = kernel::adaptive;
   /// vector kernel: threads per row (power of two <= 32); 0 picks from the mean row length.
   int threads_per_row = 0;
-  /// adaptive kernel: rows of at most this many entries summed by one thread (8, 16, 32 or 64;
-  /// 0: 8). Experiment.
-  int short_row = 0;
   /// Mixed precision (`--precision mixed`): store the values rounded to float and multiply them
   /// with x in the value type, so that x, y and every sum stay double. Only in double and where
   /// the block is no pattern (which stores no values); a value beyond float's range is bad input.
@@ -125,7 +122,6 @@ struct csr_view {
   global_index_type n_tiles = 0;
   kernel algorithm = kernel::adaptive;
   int threads_per_row = 1;
-  int short_row = 8;
 };
 
 /// Builds the kernel's data; the input is copied, never changed.
@@ -247,7 +243,6 @@ struct traits {
     v.n_tiles = m.tile_rows.empty() ? 0 : static_cast<global_index_type>(m.tile_rows.size()) - 1;
     v.algorithm = m.params.algorithm;
     v.threads_per_row = m.params.threads_per_row;
-    v.short_row = m.params.short_row > 0 ? m.params.short_row : 8;
     return v;
   }
 };

@@ -169,7 +169,6 @@ void finish_build(csr_format_matrix<V>& m, double mean_span) {
   const char* names[] = {"scalar", "vector", "adaptive", "merge", "split"};
   m.stats.params = std::string("kernel=") + names[static_cast<int>(k)] +
                    (k == kernel::vector ? " T=" + std::to_string(m.params.threads_per_row) : "") +
-                   (k == kernel::adaptive && m.params.short_row > 0 ? " short_row=" + std::to_string(m.params.short_row) : "") +
                    (m.stream_matrix ? " streamed" : "") + (m.pattern ? " pattern" : "") +
                    (f32 ? " float-values" : "") +
                    (k == kernel::merge ? " items/thread=" + std::to_string(merge_items_per_thread<V>) +

@@ -138,9 +138,9 @@ __device__ __forceinline__ void sum_queued_rows(const V* stage, const queued_row
 }
 
 /// Shared memory of sum_stage_rows: the rows it queues for groups of lanes.
-template <int Stage, int ShortRow = short_row>
+template <int Stage>
 struct row_queues {
-  queued_row medium[Stage / (ShortRow + 1) + 1];  ///< more than ShortRow entries, at most medium_row
+  queued_row medium[Stage / (short_row + 1) + 1];  ///< more than short_row entries, at most medium_row
   queued_row longer[Stage / (medium_row + 1) + 1];  ///< more than medium_row entries
   int n_medium, n_longer;
 };
@@ -152,8 +152,8 @@ struct row_queues {
 /// most short_row entries is summed by its thread; longer ones are queued and summed by
 /// medium_row_lanes lanes (up to medium_row entries) or by a warp. emit(row - first, sum) gets
 /// each row once. `q.n_medium` and `q.n_longer` must be zero before the barrier.
-template <int Threads, int Stage, int ShortRow, typename V, typename Local, typename Emit>
-__device__ __forceinline__ void sum_stage_rows(const V* stage, row_queues<Stage, ShortRow>& q, const offset_type* row_ptr,
+template <int Threads, int Stage, typename V, typename Local, typename Emit>
+__device__ __forceinline__ void sum_stage_rows(const V* stage, row_queues<Stage>& q, const offset_type* row_ptr,
                                                global_index_type first, global_index_type last, offset_type row_begin,
                                                offset_type row_end, Local local, Emit emit) {
   for (global_index_type r = first + threadIdx.x; r <= last; r += Threads) {
@@ -165,7 +165,7 @@ __device__ __forceinline__ void sum_stage_rows(const V* stage, row_queues<Stage,
     const int length = entry.hi - entry.lo;
     if (length > medium_row) {
       q.longer[atomicAdd(&q.n_longer, 1)] = entry;
-    } else if (length > ShortRow) {
+    } else if (length > short_row) {
       q.medium[atomicAdd(&q.n_medium, 1)] = entry;
     } else {
       V sum = 0;
@@ -187,12 +187,12 @@ __device__ __forceinline__ void sum_stage_rows(const V* stage, row_queues<Stage,
 // A block holding one row longer than the stage streams it with all threads instead.
 // Stream: the matrix entries and y carry evict-first hints, so that x keeps the L2 cache
 // (cache_hints.cuh; the builder sets csr_view::stream_matrix where x's gathers are far apart).
-template <typename V, bool Stream, values_kind Values, int ShortRow = short_row>
+template <typename V, bool Stream, values_kind Values>
 __global__ void __launch_bounds__(block_threads) adaptive_kernel(csr_view<V> a, V alpha, const V* __restrict__ x, V beta,
                                                                  V* __restrict__ y) {
   __shared__ V stage[adaptive_stage];
   __shared__ V scratch[block_threads / 32];
-  __shared__ row_queues<adaptive_stage, ShortRow> queues;
+  __shared__ row_queues<adaptive_stage> queues;
   const global_index_type first = a.row_blocks[blockIdx.x];
   const global_index_type last = a.row_blocks[blockIdx.x + 1];
   const offset_type begin = a.row_ptr[first];
@@ -514,13 +514,8 @@ void spmv_cuda(const csr_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_str
     }
     case kernel::adaptive:
       launch_by_flags<V>(a.stream_matrix, values_kind_of(a), [&](auto stream_matrix, auto values) {
-        const unsigned grid = static_cast<unsigned>(a.n_row_blocks);
-        switch (a.short_row) {
-          case 16: adaptive_kernel<V, stream_matrix(), values(), 16><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y); break;
-          case 32: adaptive_kernel<V, stream_matrix(), values(), 32><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y); break;
-          case 64: adaptive_kernel<V, stream_matrix(), values(), 64><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y); break;
-          default: adaptive_kernel<V, stream_matrix(), values()><<<grid, block_threads, 0, stream>>>(a, alpha, x, beta, y); break;
-        }
+        adaptive_kernel<V, stream_matrix(), values()>
+            <<<static_cast<unsigned>(a.n_row_blocks), block_threads, 0, stream>>>(a, alpha, x, beta, y);
       });
       break;
     case kernel::merge:
