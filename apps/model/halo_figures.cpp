@@ -131,6 +131,21 @@ constexpr offset_type x_group = 32;
 
 namespace {
 
+/// The lines of `line_doubles` doubles that entries [begin, end) read and `group` has not yet
+/// counted (stamp: the last group that counted each line).
+offset_type new_lines(const std::vector<index_type>& col, offset_type begin, offset_type end,
+                      global_index_type line_doubles, std::vector<std::int64_t>& stamp, std::int64_t group) {
+  offset_type lines = 0;
+  for (offset_type e = begin; e < end; ++e) {
+    const auto line = static_cast<std::size_t>(col[e] / line_doubles);
+    if (stamp[line] != group) {
+      stamp[line] = group;
+      ++lines;
+    }
+  }
+  return lines;
+}
+
 /// x_lines of a local block (local columns): distinct x lines per x_group consecutive rows.
 offset_type block_x_lines(const std::vector<offset_type>& row_ptr, const std::vector<index_type>& col,
                           std::vector<std::int64_t>& stamp, std::int64_t& group) {
@@ -138,13 +153,7 @@ offset_type block_x_lines(const std::vector<offset_type>& row_ptr, const std::ve
   const auto rows = static_cast<global_index_type>(row_ptr.size()) - 1;
   for (global_index_type i = 0; i < rows; ++i) {
     if (i % x_group == 0) ++group;
-    for (offset_type e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
-      const auto line = static_cast<std::size_t>(col[e] / x_line);
-      if (stamp[line] != group) {
-        stamp[line] = group;
-        ++lines;
-      }
-    }
+    lines += new_lines(col, row_ptr[i], row_ptr[i + 1], x_line, stamp, group);
   }
   return lines;
 }
@@ -156,16 +165,8 @@ offset_type block_panel_lines(const std::vector<offset_type>& row_ptr, const std
   const auto plan = panel::plan_panels(row_ptr, panel::panel_params{});
   const std::vector<offset_type>& rp = plan.panel_row_ptr(row_ptr);  // panel rows: long rows in parts
   offset_type lines = 0;
-  for (std::size_t p = 0; p + 1 < plan.panel_row.size(); ++p) {
-    ++group;
-    for (offset_type e = rp[plan.panel_row[p]]; e < rp[plan.panel_row[p + 1]]; ++e) {
-      const auto line = static_cast<std::size_t>(col[e] / panel_line_doubles);
-      if (stamp[line] != group) {
-        stamp[line] = group;
-        ++lines;
-      }
-    }
-  }
+  for (std::size_t p = 0; p + 1 < plan.panel_row.size(); ++p)
+    lines += new_lines(col, rp[plan.panel_row[p]], rp[plan.panel_row[p + 1]], panel_line_doubles, stamp, ++group);
   return lines;
 }
 
