@@ -366,31 +366,35 @@ __device__ __forceinline__ void window_items(const sell_view<V>& a, V alpha, V b
     const global_index_type s = s0 + q, first = s * 32 + lane;
     const offset_type begin = plan.slice_begin[q], width = (plan.slice_begin[q + 1] - begin) / 32;
     const int chunk = item - plan.item_start[q];
-    const offset_type j0 = cut ? chunk * plan.chunk : 0, j1 = cut ? min(width, j0 + plan.chunk) : width;
-    const V* __restrict__ vals = a.values + begin + lane;
+    const offset_type j0 = cut ? chunk * plan.chunk : 0;
+    // The item's steps, counted down in 32 bits as the pointers advance, and its row in 32 bits:
+    // under the 40-register cap, a 64-bit row and step index made ptxas spill the row right after
+    // its load, and the spill store waited for the load (5% of the bench lognormal's stall samples).
+    int left = static_cast<int>((cut ? min(width, j0 + plan.chunk) : width) - j0);
+    const V* __restrict__ vals = a.values + begin + j0 * 32 + lane;
     columns<Offsets> cols;
     if constexpr (Offsets)
-      cols.p = a.col_offset + begin + lane;
+      cols.p = a.col_offset + begin + j0 * 32 + lane;
     else
-      cols.p = a.col_idx + begin + lane;
+      cols.p = a.col_idx + begin + j0 * 32 + lane;
     const bool writes = !cut && first < a.rows;
-    const global_index_type row = Permuted && writes ? static_cast<global_index_type>(__ldcs(a.perm + first)) : first;
+    const index_type row = Permuted && writes ? __ldcs(a.perm + first) : static_cast<index_type>(first);
 
     V sum[unroll] = {};
-    // unroll steps per trip, the last trip's steps past j1 predicated off: a slice's last 1-3
-    // steps cost one round trip, not one each.
-    for (offset_type j = j0; j < j1; j += unroll) {
+    // unroll steps per trip, the last trip's steps past the item's end predicated off: a slice's
+    // last 1-3 steps cost one round trip, not one each.
+    for (; left > 0; left -= unroll, vals += unroll * 32, cols.p += unroll * 32) {
       V v[unroll][1];
       index_type col[unroll][1];
 #pragma unroll
       for (int u = 0; u < unroll; ++u)
-        if (j + u < j1) cols.load((j + u) * 32, first, col[u]);
+        if (u < left) cols.load(u * 32, first, col[u]);
 #pragma unroll
       for (int u = 0; u < unroll; ++u)
-        if (j + u < j1) load_rows<1>(vals + (j + u) * 32, v[u]);
+        if (u < left) load_rows<1>(vals + u * 32, v[u]);
 #pragma unroll
       for (int u = 0; u < unroll; ++u)
-        if (j + u < j1) sum[u] += v[u][0] * gather(col[u][0]);
+        if (u < left) sum[u] += v[u][0] * gather(col[u][0]);
     }
     const V total = (sum[0] + sum[1]) + (sum[2] + sum[3]);
     if (cut)
