@@ -15,9 +15,16 @@ namespace distspmv::csr {
 namespace {
 
 constexpr int block_threads = 256;
-/// Match csr_build.cpp: nonzeros of a multi-row adaptive block (its rows, at most 512, take two
-/// rounds of the block's threads).
+/// Match csr_build.cpp: nonzeros of a multi-row adaptive block (its rows, at most 512, take one
+/// round of the block's threads).
 constexpr int adaptive_stage = 2048;
+/// adaptive kernel: threads per block and the blocks per SM its registers must allow. A small
+/// graph's row blocks fit in one wave, and the kernel lasts as long as one block's chain of
+/// dependent loads and shared-memory sums (ncu, soc-Slashdot0902: 523 blocks of 256 threads, 0.66
+/// waves, ~335 instructions per warp at 32 cycles each); 512 threads take half of each chain, and
+/// four blocks of 512 per SM keep a wave of 528 blocks.
+constexpr int adaptive_threads = 512;
+constexpr int adaptive_min_blocks = 4;
 /// Rows up to this length are summed by one thread, longer ones by a warp (H100, rmat:22:16).
 constexpr int short_row = 8;
 /// split kernel: blocks per SM that its register budget must allow (__launch_bounds__). Where the
@@ -188,10 +195,10 @@ __device__ __forceinline__ void sum_stage_rows(const V* stage, row_queues<Stage>
 // Stream: the matrix entries and y carry evict-first hints, so that x keeps the L2 cache
 // (cache_hints.cuh; the builder sets csr_view::stream_matrix where x's gathers are far apart).
 template <typename V, bool Stream, values_kind Values>
-__global__ void __launch_bounds__(block_threads) adaptive_kernel(csr_view<V> a, V alpha, const V* __restrict__ x, V beta,
-                                                                 V* __restrict__ y) {
+__global__ void __launch_bounds__(adaptive_threads, adaptive_min_blocks)
+    adaptive_kernel(csr_view<V> a, V alpha, const V* __restrict__ x, V beta, V* __restrict__ y) {
   __shared__ V stage[adaptive_stage];
-  __shared__ V scratch[block_threads / 32];
+  __shared__ V scratch[adaptive_threads / 32];
   __shared__ row_queues<adaptive_stage> queues;
   const global_index_type first = a.row_blocks[blockIdx.x];
   const global_index_type last = a.row_blocks[blockIdx.x + 1];
@@ -199,12 +206,12 @@ __global__ void __launch_bounds__(block_threads) adaptive_kernel(csr_view<V> a, 
   if (last - first > 1) {
     if (threadIdx.x == 0) queues.n_medium = queues.n_longer = 0;
     const int n = static_cast<int>(a.row_ptr[last] - begin);  // <= adaptive_stage by construction
-    constexpr int per_thread = adaptive_stage / block_threads;
+    constexpr int per_thread = adaptive_stage / adaptive_threads;
     index_type col[per_thread];
     V val[per_thread];
 #pragma unroll
     for (int j = 0; j < per_thread; ++j) {
-      const int i = threadIdx.x + j * block_threads;
+      const int i = threadIdx.x + j * adaptive_threads;
       col[j] = i < n ? load_matrix<Stream>(a.col_idx + begin + i) : 0;
       val[j] = i < n ? value_at<Stream, Values>(a, begin + i) : V(0);
     }
@@ -216,32 +223,35 @@ __global__ void __launch_bounds__(block_threads) adaptive_kernel(csr_view<V> a, 
     }
 #pragma unroll
     for (int j = 0; j < per_thread; ++j) {
-      const int i = threadIdx.x + j * block_threads;
+      const int i = threadIdx.x + j * adaptive_threads;
       if (i < n) stage[i] = val[j] * __ldg(x + col[j]);
     }
     __syncthreads();
     auto local = [begin](offset_type k) { return static_cast<int>(k - begin); };
-    sum_stage_rows<block_threads>(stage, queues, a.row_ptr, first, last - 1, begin0, end0, local,
-                                  [&](index_type q, V sum) {
-                                    const global_index_type r = first + q;
-                                    store_y<Stream>(y + r, finish(alpha, sum, beta, y, r));
-                                  });
+    sum_stage_rows<adaptive_threads>(stage, queues, a.row_ptr, first, last - 1, begin0, end0, local,
+                                     [&](index_type q, V sum) {
+                                       const global_index_type r = first + q;
+                                       store_y<Stream>(y + r, finish(alpha, sum, beta, y, r));
+                                     });
   } else {
     // One long row: each thread keeps `unroll` independent loads in flight, since the chain
     // column -> x[column] is two dependent memory latencies (rmat:22:16's 98002-entry row took
-    // half the kernel's time with one load pair in flight).
-    constexpr int unroll = 8;
+    // half the kernel's time with one load pair in flight). 2048 loads per block in flight, as 8
+    // per thread did with 256 threads.
+    constexpr int unroll = adaptive_stage / adaptive_threads;
     const offset_type end = a.row_ptr[first + 1];
     V part[unroll] = {};
     offset_type k = begin + threadIdx.x;
-    for (; k + (unroll - 1) * block_threads < end; k += unroll * block_threads) {
+    // The last trip's loads past the row's end are predicated off: one round trip, not one per load.
+    for (; k < end; k += unroll * adaptive_threads) {
       index_type c[unroll];
 #pragma unroll
-      for (int j = 0; j < unroll; ++j) c[j] = load_matrix<Stream>(a.col_idx + k + j * block_threads);
+      for (int j = 0; j < unroll; ++j)
+        if (k + j * adaptive_threads < end) c[j] = load_matrix<Stream>(a.col_idx + k + j * adaptive_threads);
 #pragma unroll
-      for (int j = 0; j < unroll; ++j) part[j] += value_at<Stream, Values>(a, k + j * block_threads) * __ldg(x + c[j]);
+      for (int j = 0; j < unroll; ++j)
+        if (k + j * adaptive_threads < end) part[j] += value_at<Stream, Values>(a, k + j * adaptive_threads) * __ldg(x + c[j]);
     }
-    for (; k < end; k += block_threads) part[0] += value_at<Stream, Values>(a, k) * __ldg(x + load_matrix<Stream>(a.col_idx + k));
     V sum = 0;
 #pragma unroll
     for (int j = 0; j < unroll; ++j) sum += part[j];
@@ -515,7 +525,7 @@ void spmv_cuda(const csr_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_str
     case kernel::adaptive:
       launch_by_flags<V>(a.stream_matrix, values_kind_of(a), [&](auto stream_matrix, auto values) {
         adaptive_kernel<V, stream_matrix(), values()>
-            <<<static_cast<unsigned>(a.n_row_blocks), block_threads, 0, stream>>>(a, alpha, x, beta, y);
+            <<<static_cast<unsigned>(a.n_row_blocks), adaptive_threads, 0, stream>>>(a, alpha, x, beta, y);
       });
       break;
     case kernel::merge:
