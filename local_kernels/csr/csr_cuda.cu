@@ -4,6 +4,8 @@
 // Tuning constants (H100, double): see local_kernels/README.md for the measurements.
 #include <cuda_runtime.h>
 
+#include <map>
+#include <mutex>
 #include <type_traits>
 
 #include "common/cuda_check.hpp"
@@ -18,13 +20,16 @@ constexpr int block_threads = 256;
 /// Match csr_build.cpp: nonzeros of a multi-row adaptive block (its rows, at most 512, take one
 /// round of the block's threads).
 constexpr int adaptive_stage = 2048;
-/// adaptive kernel: threads per block and the blocks per SM its registers must allow. A small
-/// graph's row blocks fit in one wave, and the kernel lasts as long as one block's chain of
-/// dependent loads and shared-memory sums (ncu, soc-Slashdot0902: 523 blocks of 256 threads, 0.66
-/// waves, ~335 instructions per warp at 32 cycles each); 512 threads take half of each chain, and
-/// four blocks of 512 per SM keep a wave of 528 blocks.
-constexpr int adaptive_threads = 512;
-constexpr int adaptive_min_blocks = 4;
+/// adaptive kernel: threads per block (Threads) and the blocks per SM their registers must allow.
+/// Where a small graph's row blocks fit in one wave, the kernel lasts as long as one block's chain
+/// of dependent loads and shared-memory sums (ncu, soc-Slashdot0902: 523 blocks of 256 threads,
+/// 0.66 waves, ~335 instructions per warp at 32 cycles each); 512 threads take half of each chain,
+/// four blocks of them per SM. One H200, same call (jobs/results/2026-12-03_h200_window_tail): 512
+/// threads made soc-Slashdot0902 (523 blocks) 1.41-1.44x -> 1.51-1.53x cuSPARSE and
+/// uk-2007-05@100000 (1490 blocks, several waves) 1.71-1.74x -> 1.64-1.65x; hence 512 only where
+/// the blocks fit in one wave of them.
+template <int Threads>
+constexpr int adaptive_min_blocks = Threads == 512 ? 4 : 1;
 /// Rows up to this length are summed by one thread, longer ones by a warp (H100, rmat:22:16).
 constexpr int short_row = 8;
 /// split kernel: blocks per SM that its register budget must allow (__launch_bounds__). Where the
@@ -194,11 +199,11 @@ __device__ __forceinline__ void sum_stage_rows(const V* stage, row_queues<Stage>
 // A block holding one row longer than the stage streams it with all threads instead.
 // Stream: the matrix entries and y carry evict-first hints, so that x keeps the L2 cache
 // (cache_hints.cuh; the builder sets csr_view::stream_matrix where x's gathers are far apart).
-template <typename V, bool Stream, values_kind Values>
-__global__ void __launch_bounds__(adaptive_threads, adaptive_min_blocks)
+template <typename V, bool Stream, values_kind Values, int Threads>
+__global__ void __launch_bounds__(Threads, adaptive_min_blocks<Threads>)
     adaptive_kernel(csr_view<V> a, V alpha, const V* __restrict__ x, V beta, V* __restrict__ y) {
   __shared__ V stage[adaptive_stage];
-  __shared__ V scratch[adaptive_threads / 32];
+  __shared__ V scratch[Threads / 32];
   __shared__ row_queues<adaptive_stage> queues;
   const global_index_type first = a.row_blocks[blockIdx.x];
   const global_index_type last = a.row_blocks[blockIdx.x + 1];
@@ -206,12 +211,12 @@ __global__ void __launch_bounds__(adaptive_threads, adaptive_min_blocks)
   if (last - first > 1) {
     if (threadIdx.x == 0) queues.n_medium = queues.n_longer = 0;
     const int n = static_cast<int>(a.row_ptr[last] - begin);  // <= adaptive_stage by construction
-    constexpr int per_thread = adaptive_stage / adaptive_threads;
+    constexpr int per_thread = adaptive_stage / Threads;
     index_type col[per_thread];
     V val[per_thread];
 #pragma unroll
     for (int j = 0; j < per_thread; ++j) {
-      const int i = threadIdx.x + j * adaptive_threads;
+      const int i = threadIdx.x + j * Threads;
       col[j] = i < n ? load_matrix<Stream>(a.col_idx + begin + i) : 0;
       val[j] = i < n ? value_at<Stream, Values>(a, begin + i) : V(0);
     }
@@ -223,12 +228,12 @@ __global__ void __launch_bounds__(adaptive_threads, adaptive_min_blocks)
     }
 #pragma unroll
     for (int j = 0; j < per_thread; ++j) {
-      const int i = threadIdx.x + j * adaptive_threads;
+      const int i = threadIdx.x + j * Threads;
       if (i < n) stage[i] = val[j] * __ldg(x + col[j]);
     }
     __syncthreads();
     auto local = [begin](offset_type k) { return static_cast<int>(k - begin); };
-    sum_stage_rows<adaptive_threads>(stage, queues, a.row_ptr, first, last - 1, begin0, end0, local,
+    sum_stage_rows<Threads>(stage, queues, a.row_ptr, first, last - 1, begin0, end0, local,
                                      [&](index_type q, V sum) {
                                        const global_index_type r = first + q;
                                        store_y<Stream>(y + r, finish(alpha, sum, beta, y, r));
@@ -238,19 +243,19 @@ __global__ void __launch_bounds__(adaptive_threads, adaptive_min_blocks)
     // column -> x[column] is two dependent memory latencies (rmat:22:16's 98002-entry row took
     // half the kernel's time with one load pair in flight). 2048 loads per block in flight, as 8
     // per thread did with 256 threads.
-    constexpr int unroll = adaptive_stage / adaptive_threads;
+    constexpr int unroll = adaptive_stage / Threads;
     const offset_type end = a.row_ptr[first + 1];
     V part[unroll] = {};
     offset_type k = begin + threadIdx.x;
     // The last trip's loads past the row's end are predicated off: one round trip, not one per load.
-    for (; k < end; k += unroll * adaptive_threads) {
+    for (; k < end; k += unroll * Threads) {
       index_type c[unroll];
 #pragma unroll
       for (int j = 0; j < unroll; ++j)
-        if (k + j * adaptive_threads < end) c[j] = load_matrix<Stream>(a.col_idx + k + j * adaptive_threads);
+        if (k + j * Threads < end) c[j] = load_matrix<Stream>(a.col_idx + k + j * Threads);
 #pragma unroll
       for (int j = 0; j < unroll; ++j)
-        if (k + j * adaptive_threads < end) part[j] += value_at<Stream, Values>(a, k + j * adaptive_threads) * __ldg(x + c[j]);
+        if (k + j * Threads < end) part[j] += value_at<Stream, Values>(a, k + j * Threads) * __ldg(x + c[j]);
     }
     V sum = 0;
 #pragma unroll
@@ -498,6 +503,19 @@ void launch_by_flags(bool stream_matrix, values_kind values, Launch launch) {
     with_values(std::false_type{});
 }
 
+/// The current GPU's SMs, asked once per device (an attribute query per apply would cost host time
+/// that an event-timed apply counts).
+global_index_type sm_count() {
+  static std::mutex mutex;
+  static std::map<int, int> count;
+  int device = 0;
+  DSPMV_CUDA_CHECK(cudaGetDevice(&device));
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto [at, fresh] = count.try_emplace(device, 0);
+  if (fresh) DSPMV_CUDA_CHECK(cudaDeviceGetAttribute(&at->second, cudaDevAttrMultiProcessorCount, device));
+  return at->second;
+}
+
 unsigned grid_for(global_index_type threads) {
   return static_cast<unsigned>((threads + block_threads - 1) / block_threads);
 }
@@ -524,8 +542,11 @@ void spmv_cuda(const csr_view<V>& a, V alpha, const V* x, V beta, V* y, cuda_str
     }
     case kernel::adaptive:
       launch_by_flags<V>(a.stream_matrix, values_kind_of(a), [&](auto stream_matrix, auto values) {
-        adaptive_kernel<V, stream_matrix(), values()>
-            <<<static_cast<unsigned>(a.n_row_blocks), adaptive_threads, 0, stream>>>(a, alpha, x, beta, y);
+        const auto blocks = static_cast<unsigned>(a.n_row_blocks);
+        if (a.n_row_blocks <= adaptive_min_blocks<512> * sm_count())
+          adaptive_kernel<V, stream_matrix(), values(), 512><<<blocks, 512, 0, stream>>>(a, alpha, x, beta, y);
+        else
+          adaptive_kernel<V, stream_matrix(), values(), 256><<<blocks, 256, 0, stream>>>(a, alpha, x, beta, y);
       });
       break;
     case kernel::merge:
