@@ -213,11 +213,9 @@ struct window_plan {
   int item_start[window_slices + 1];   ///< slice q's items: [item_start[q], item_start[q + 1]), after the spill's
   int chunk_start[window_slices + 1];  ///< slice q's partial sums, where it defers them
   unsigned char item_slice[32 + window_slices + max_chunks];  ///< from item `spill` on
-  unsigned char deferred[window_slices];  ///< the slices that defer their sums, ascending
   offset_type chunk;  ///< steps per item of a cut slice
   int next;           ///< the next item a warp takes
   int cut;            ///< partial sums of deferred slices (0: none)
-  int n_deferred;     ///< entries of `deferred`
   int spill;          ///< top-slice rows with a spill: lanes [0, spill) of slice 0, the block's first items
 };
 
@@ -260,26 +258,23 @@ __device__ void plan_window(const offset_type* __restrict__ slice_ptr, const off
     if (count <= max_chunks) break;
     k *= 2;
   }
-  int items[slices_per_lane], mine = 0, cut = 0, defer = 0;
+  int items[slices_per_lane], mine = 0, cut = 0;
 #pragma unroll
   for (int m = 0; m < slices_per_lane; ++m) {
     const int q = lane * slices_per_lane + m;
     items[m] = q >= slices ? 0 : width[m] > k ? static_cast<int>((width[m] + k - 1) / k) : 1;
     mine += items[m];
     cut += deferred_sums(q, items[m], spill);
-    defer += deferred_sums(q, items[m], spill) > 0;
   }
-  int item_end = mine, cut_end = cut, defer_end = defer;  // inclusive scans over the lanes
+  int item_end = mine, cut_end = cut;  // inclusive scans over the lanes
   for (int d = 1; d < 32; d *= 2) {
-    const int a = __shfl_up_sync(0xffffffffu, item_end, d), b = __shfl_up_sync(0xffffffffu, cut_end, d),
-              c = __shfl_up_sync(0xffffffffu, defer_end, d);
+    const int a = __shfl_up_sync(0xffffffffu, item_end, d), b = __shfl_up_sync(0xffffffffu, cut_end, d);
     if (lane >= d) {
       item_end += a;
       cut_end += b;
-      defer_end += c;
     }
   }
-  int at = spill + item_end - mine, cut_at = cut_end - cut, defer_at = defer_end - defer;
+  int at = spill + item_end - mine, cut_at = cut_end - cut;
 #pragma unroll
   for (int m = 0; m < slices_per_lane; ++m) {
     const int q = lane * slices_per_lane + m;
@@ -289,17 +284,13 @@ __device__ void plan_window(const offset_type* __restrict__ slice_ptr, const off
     }
     for (int i = 0; i < items[m]; ++i) plan.item_slice[at + i] = static_cast<unsigned char>(q);
     at += items[m];
-    if (deferred_sums(q, items[m], spill) > 0) plan.deferred[defer_at++] = static_cast<unsigned char>(q);
     cut_at += deferred_sums(q, items[m], spill);
   }
   if (lane == 31 && slices == window_slices) {
     plan.item_start[slices] = at;
     plan.chunk_start[slices] = cut_at;
   }
-  if (lane == 31) {
-    plan.cut = cut_at;
-    plan.n_deferred = defer_at;
-  }
+  if (lane == 31) plan.cut = cut_at;
   if (lane == 0) {
     plan.chunk = k;
     plan.next = window_threads / 32;
@@ -366,35 +357,31 @@ __device__ __forceinline__ void window_items(const sell_view<V>& a, V alpha, V b
     const global_index_type s = s0 + q, first = s * 32 + lane;
     const offset_type begin = plan.slice_begin[q], width = (plan.slice_begin[q + 1] - begin) / 32;
     const int chunk = item - plan.item_start[q];
-    const offset_type j0 = cut ? chunk * plan.chunk : 0;
-    // The item's steps, counted down in 32 bits as the pointers advance, and its row in 32 bits:
-    // under the 40-register cap, a 64-bit row and step index made ptxas spill the row right after
-    // its load, and the spill store waited for the load (5% of the bench lognormal's stall samples).
-    int left = static_cast<int>((cut ? min(width, j0 + plan.chunk) : width) - j0);
-    const V* __restrict__ vals = a.values + begin + j0 * 32 + lane;
+    const offset_type j0 = cut ? chunk * plan.chunk : 0, j1 = cut ? min(width, j0 + plan.chunk) : width;
+    const V* __restrict__ vals = a.values + begin + lane;
     columns<Offsets> cols;
     if constexpr (Offsets)
-      cols.p = a.col_offset + begin + j0 * 32 + lane;
+      cols.p = a.col_offset + begin + lane;
     else
-      cols.p = a.col_idx + begin + j0 * 32 + lane;
+      cols.p = a.col_idx + begin + lane;
     const bool writes = !cut && first < a.rows;
-    const index_type row = Permuted && writes ? __ldcs(a.perm + first) : static_cast<index_type>(first);
+    const global_index_type row = Permuted && writes ? static_cast<global_index_type>(__ldcs(a.perm + first)) : first;
 
     V sum[unroll] = {};
-    // unroll steps per trip, the last trip's steps past the item's end predicated off: a slice's
-    // last 1-3 steps cost one round trip, not one each.
-    for (; left > 0; left -= unroll, vals += unroll * 32, cols.p += unroll * 32) {
+    // unroll steps per trip, the last trip's steps past j1 predicated off: a slice's last 1-3
+    // steps cost one round trip, not one each.
+    for (offset_type j = j0; j < j1; j += unroll) {
       V v[unroll][1];
       index_type col[unroll][1];
 #pragma unroll
       for (int u = 0; u < unroll; ++u)
-        if (u < left) cols.load(u * 32, first, col[u]);
+        if (j + u < j1) cols.load((j + u) * 32, first, col[u]);
 #pragma unroll
       for (int u = 0; u < unroll; ++u)
-        if (u < left) load_rows<1>(vals + u * 32, v[u]);
+        if (j + u < j1) load_rows<1>(vals + (j + u) * 32, v[u]);
 #pragma unroll
       for (int u = 0; u < unroll; ++u)
-        if (u < left) sum[u] += v[u][0] * gather(col[u][0]);
+        if (j + u < j1) sum[u] += v[u][0] * gather(col[u][0]);
     }
     const V total = (sum[0] + sum[1]) + (sum[2] + sum[3]);
     if (cut)
@@ -430,14 +417,12 @@ __global__ void __launch_bounds__(window_threads, window_min_blocks)
     window_items<V, Permuted, Offsets, Spill>(a, alpha, beta, y, s0, slices, plan, part, x_source<V, false>{x});
   if (plan.cut == 0) return;  // block-uniform: no slice deferred its sums
   __syncthreads();
-  // The deferred slices: their chunks' partial sums in chunk order, then the spill's, a warp per
-  // slice (plan.deferred: each warp scanning all 64 slices for its own was a fifth of the bench
-  // lognormal's stall samples, ncu; jobs/results/2026-12-03_h200_window_tail).
+  // The deferred slices: their chunks' partial sums in chunk order, then the spill's, a warp per slice.
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  for (int d = warp; d < plan.n_deferred; d += window_threads / 32) {
-    const int q = plan.deferred[d];
+  for (int q = 0, n = 0; q < slices; ++q) {
     const int items = plan.item_start[q + 1] - plan.item_start[q];
     const bool spilled = Spill && q == 0 && plan.spill > 0;
+    if ((items == 1 && !spilled) || n++ % (window_threads / 32) != warp) continue;
     const global_index_type first = (s0 + q) * 32 + lane;
     if (first >= a.rows) continue;
     V total = V(0);
