@@ -233,11 +233,10 @@ __global__ void __launch_bounds__(Threads, adaptive_min_blocks<Threads>)
     }
     __syncthreads();
     auto local = [begin](offset_type k) { return static_cast<int>(k - begin); };
-    sum_stage_rows<Threads>(stage, queues, a.row_ptr, first, last - 1, begin0, end0, local,
-                                     [&](index_type q, V sum) {
-                                       const global_index_type r = first + q;
-                                       store_y<Stream>(y + r, finish(alpha, sum, beta, y, r));
-                                     });
+    sum_stage_rows<Threads>(stage, queues, a.row_ptr, first, last - 1, begin0, end0, local, [&](index_type q, V sum) {
+      const global_index_type r = first + q;
+      store_y<Stream>(y + r, finish(alpha, sum, beta, y, r));
+    });
   } else {
     // One long row: each thread keeps `unroll` independent loads in flight, since the chain
     // column -> x[column] is two dependent memory latencies (rmat:22:16's 98002-entry row took
@@ -247,15 +246,28 @@ __global__ void __launch_bounds__(Threads, adaptive_min_blocks<Threads>)
     const offset_type end = a.row_ptr[first + 1];
     V part[unroll] = {};
     offset_type k = begin + threadIdx.x;
-    // The last trip's loads past the row's end are predicated off: one round trip, not one per load.
-    for (; k < end; k += unroll * Threads) {
-      index_type c[unroll];
+    if constexpr (Threads == 512) {
+      // The last trip's loads past the row's end predicated off: one round trip, not one per load
+      // (as measured with 512 threads; with 256 it took the kernel from 40 to 64 registers, and
+      // uk-2007-05@100000 from 13.3-14.3 to 14.8 us, so that one keeps its two loops).
+      for (; k < end; k += unroll * Threads) {
+        index_type c[unroll];
 #pragma unroll
-      for (int j = 0; j < unroll; ++j)
-        if (k + j * Threads < end) c[j] = load_matrix<Stream>(a.col_idx + k + j * Threads);
+        for (int j = 0; j < unroll; ++j)
+          if (k + j * Threads < end) c[j] = load_matrix<Stream>(a.col_idx + k + j * Threads);
 #pragma unroll
-      for (int j = 0; j < unroll; ++j)
-        if (k + j * Threads < end) part[j] += value_at<Stream, Values>(a, k + j * Threads) * __ldg(x + c[j]);
+        for (int j = 0; j < unroll; ++j)
+          if (k + j * Threads < end) part[j] += value_at<Stream, Values>(a, k + j * Threads) * __ldg(x + c[j]);
+      }
+    } else {
+      for (; k + (unroll - 1) * Threads < end; k += unroll * Threads) {
+        index_type c[unroll];
+#pragma unroll
+        for (int j = 0; j < unroll; ++j) c[j] = load_matrix<Stream>(a.col_idx + k + j * Threads);
+#pragma unroll
+        for (int j = 0; j < unroll; ++j) part[j] += value_at<Stream, Values>(a, k + j * Threads) * __ldg(x + c[j]);
+      }
+      for (; k < end; k += Threads) part[0] += value_at<Stream, Values>(a, k) * __ldg(x + load_matrix<Stream>(a.col_idx + k));
     }
     V sum = 0;
 #pragma unroll
