@@ -9,7 +9,8 @@
 # outside $OUT), P (W/progress.txt, the call's log) and DISTSPMV_MATRICES set; it calls
 # jobs/ab_gpu.sh with OUT=$W and the tests (`gtest TARGET ARGS`). Every 5 s progress.txt and runs.tgz are copied
 # to $OUT, so that a call cut short by its time limit still returns what it measured; at the end
-# W's logs go to $OUT/logs.tgz and the GPU's name to $OUT/gpu.txt.
+# W's logs go to $OUT/logs.tgz and the GPU's name to $OUT/gpu.txt. STEPS is sourced: a bare `wait`
+# there also waits for that copy loop and holds the call to its time limit (wait for a PID instead).
 set -u
 STEPS=$(realpath "${1:?usage: bash .device-src/jobs/device_call.sh STEPS}")
 R=$(pwd)
