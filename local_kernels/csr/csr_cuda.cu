@@ -27,9 +27,10 @@ constexpr int adaptive_stage = 2048;
 /// four blocks of them per SM. One H200, same call (jobs/results/2026-12-03_h200_window_tail): 512
 /// threads made soc-Slashdot0902 (523 blocks) 1.41-1.44x -> 1.51-1.53x cuSPARSE and
 /// uk-2007-05@100000 (1490 blocks, several waves) 1.71-1.74x -> 1.64-1.65x; hence 512 only where
-/// the blocks fit in one wave of them.
+/// the blocks fit in one wave of them. 256 threads: 0, no bound, as before (1 let ptxas take 64-96
+/// registers instead of 40-48, and uk-2007 ran 1.63x in call 9); its PTX is bb18fd5's.
 template <int Threads>
-constexpr int adaptive_min_blocks = Threads == 512 ? 4 : 1;
+constexpr int adaptive_min_blocks = Threads == 512 ? 4 : 0;
 /// Rows up to this length are summed by one thread, longer ones by a warp (H100, rmat:22:16).
 constexpr int short_row = 8;
 /// split kernel: blocks per SM that its register budget must allow (__launch_bounds__). Where the
@@ -248,8 +249,7 @@ __global__ void __launch_bounds__(Threads, adaptive_min_blocks<Threads>)
     offset_type k = begin + threadIdx.x;
     if constexpr (Threads == 512) {
       // The last trip's loads past the row's end predicated off: one round trip, not one per load
-      // (as measured with 512 threads; with 256 it took the kernel from 40 to 64 registers, and
-      // uk-2007-05@100000 from 13.3-14.3 to 14.8 us, so that one keeps its two loops).
+      // (measured with 512 threads; 256 keep the two loops they were measured with).
       for (; k < end; k += unroll * Threads) {
         index_type c[unroll];
 #pragma unroll
