@@ -88,6 +88,9 @@ struct csr_format_matrix {
   bool pattern = false;
   /// adaptive: first row of each row block, plus rows at the end (empty for other kernels)
   std::vector<index_type> row_blocks;
+  /// adaptive: the nonzeros before each row block, plus nnz (row_ptr at row_blocks), so that a
+  /// block's stage loads need not wait for row_ptr (empty for other kernels)
+  std::vector<offset_type> row_block_nnz;
   /// adaptive and split: load the matrix and store y with evict-first hints so that x keeps the L2
   /// cache; set where a block's gathers from x span more than stream_span_bytes on average
   bool stream_matrix = false;
@@ -114,6 +117,7 @@ struct csr_view {
   bool pattern = false;               ///< every value is 1
   const float* values_f32 = nullptr;  ///< the values in float (mixed precision), else null
   const index_type* row_blocks = nullptr;
+  const offset_type* row_block_nnz = nullptr;
   global_index_type n_row_blocks = 0;
   bool stream_matrix = false;
   const index_type* tile_rows = nullptr;
@@ -232,6 +236,7 @@ struct traits {
     v.pattern = m.pattern;
     v.values_f32 = m.values_f32.empty() ? nullptr : map(m.values_f32);
     v.row_blocks = map(m.row_blocks);
+    v.row_block_nnz = map(m.row_block_nnz);
     v.n_row_blocks = m.row_blocks.empty() ? 0 : static_cast<global_index_type>(m.row_blocks.size()) - 1;
     v.stream_matrix = m.stream_matrix;
     v.tile_rows = map(m.tile_rows);

@@ -131,6 +131,7 @@ csr_format_matrix<V> build_row_plan(const std::vector<offset_type>& row_ptr, glo
       }
     }
     if (m.row_blocks.back() != rows) m.row_blocks.push_back(static_cast<index_type>(rows));
+    for (const index_type r : m.row_blocks) m.row_block_nnz.push_back(row_ptr[r]);
   }
   if (params.algorithm == kernel::merge || params.algorithm == kernel::split) {
     auto p = params.algorithm == kernel::merge ? partition_merge_path(row_ptr, merge_items_per_block<V>)
@@ -162,7 +163,7 @@ void finish_build(csr_format_matrix<V>& m, double mean_span) {
   m.stats.stored_bytes = static_cast<std::size_t>(m.rows + 1) * sizeof(offset_type) +
                          static_cast<std::size_t>(m.nnz) * sizeof(index_type) +
                          static_cast<std::size_t>(m.nnz) * value_bytes +
-                         m.row_blocks.size() * sizeof(index_type) +
+                         m.row_blocks.size() * sizeof(index_type) + m.row_block_nnz.size() * sizeof(offset_type) +
                          m.tile_rows.size() * sizeof(index_type) + m.tile_nnz.size() * sizeof(offset_type) +
                          m.tile_carry.size() * sizeof(V);
   const kernel k = m.params.algorithm;

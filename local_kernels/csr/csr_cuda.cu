@@ -206,12 +206,14 @@ __global__ void __launch_bounds__(Threads, adaptive_min_blocks<Threads>)
   __shared__ V stage[adaptive_stage];
   __shared__ V scratch[Threads / 32];
   __shared__ row_queues<adaptive_stage> queues;
+  // The block's rows and nonzeros, loaded together: the stage's loads do not wait for row_ptr.
   const global_index_type first = a.row_blocks[blockIdx.x];
   const global_index_type last = a.row_blocks[blockIdx.x + 1];
-  const offset_type begin = a.row_ptr[first];
+  const offset_type begin = a.row_block_nnz[blockIdx.x];
+  const offset_type end = a.row_block_nnz[blockIdx.x + 1];
   if (last - first > 1) {
     if (threadIdx.x == 0) queues.n_medium = queues.n_longer = 0;
-    const int n = static_cast<int>(a.row_ptr[last] - begin);  // <= adaptive_stage by construction
+    const int n = static_cast<int>(end - begin);  // <= adaptive_stage by construction
     constexpr int per_thread = adaptive_stage / Threads;
     index_type col[per_thread];
     V val[per_thread];
@@ -244,7 +246,6 @@ __global__ void __launch_bounds__(Threads, adaptive_min_blocks<Threads>)
     // half the kernel's time with one load pair in flight). 2048 loads per block in flight, as 8
     // per thread did with 256 threads.
     constexpr int unroll = adaptive_stage / Threads;
-    const offset_type end = a.row_ptr[first + 1];
     V part[unroll] = {};
     offset_type k = begin + threadIdx.x;
     if constexpr (Threads == 512) {

@@ -93,6 +93,7 @@ struct ellr_view {
   global_index_type cols = 0;
   int threads_per_row = 1;
   offset_type stripe = 0;  ///< rows_padded * T
+  index_type stored_stripes = 0;  ///< K / T: the stripes every row stores
   const ValueType* values = nullptr;
   const index_type* col_idx = nullptr;        ///< null where col_offset is set
   const std::int16_t* col_offset = nullptr;   ///< col - row per slot, null where col_idx is set
@@ -149,6 +150,7 @@ struct traits {
     v.cols = m.cols;
     v.threads_per_row = m.threads_per_row;
     v.stripe = static_cast<offset_type>(m.rows_padded) * m.threads_per_row;
+    v.stored_stripes = m.width / m.threads_per_row;
     v.values = map(m.values);
     v.col_idx = m.col_idx.empty() ? nullptr : map(m.col_idx);
     v.col_offset = m.col_offset.empty() ? nullptr : map(m.col_offset);

@@ -143,6 +143,7 @@ device_built<ellr_view<V>> build_cuda(device_csr<V>&& a, const ellr_params& para
   v.cols = d.cols;
   v.threads_per_row = t;
   v.stripe = stripe;
+  v.stored_stripes = static_cast<index_type>(width / t);
   auto* row_length = static_cast<index_type*>(built.storage.allocate_bytes(d.rows * sizeof(index_type)));
   ell_family::stored_row_lengths(d.row_ptr, nullptr, d.rows, width, row_length);
   ell_family::slab_layout ell;

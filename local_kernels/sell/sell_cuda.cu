@@ -213,9 +213,11 @@ struct window_plan {
   int item_start[window_slices + 1];   ///< slice q's items: [item_start[q], item_start[q + 1]), after the spill's
   int chunk_start[window_slices + 1];  ///< slice q's partial sums, where it defers them
   unsigned char item_slice[32 + window_slices + max_chunks];  ///< from item `spill` on
+  unsigned char deferred[window_slices];  ///< the slices that defer their sums, ascending
   offset_type chunk;  ///< steps per item of a cut slice
   int next;           ///< the next item a warp takes
   int cut;            ///< partial sums of deferred slices (0: none)
+  int n_deferred;     ///< entries of `deferred`
   int spill;          ///< top-slice rows with a spill: lanes [0, spill) of slice 0, the block's first items
 };
 
@@ -258,23 +260,26 @@ __device__ void plan_window(const offset_type* __restrict__ slice_ptr, const off
     if (count <= max_chunks) break;
     k *= 2;
   }
-  int items[slices_per_lane], mine = 0, cut = 0;
+  int items[slices_per_lane], mine = 0, cut = 0, defer = 0;
 #pragma unroll
   for (int m = 0; m < slices_per_lane; ++m) {
     const int q = lane * slices_per_lane + m;
     items[m] = q >= slices ? 0 : width[m] > k ? static_cast<int>((width[m] + k - 1) / k) : 1;
     mine += items[m];
     cut += deferred_sums(q, items[m], spill);
+    defer += deferred_sums(q, items[m], spill) > 0;
   }
-  int item_end = mine, cut_end = cut;  // inclusive scans over the lanes
+  int item_end = mine, cut_end = cut, defer_end = defer;  // inclusive scans over the lanes
   for (int d = 1; d < 32; d *= 2) {
-    const int a = __shfl_up_sync(0xffffffffu, item_end, d), b = __shfl_up_sync(0xffffffffu, cut_end, d);
+    const int a = __shfl_up_sync(0xffffffffu, item_end, d), b = __shfl_up_sync(0xffffffffu, cut_end, d),
+              c = __shfl_up_sync(0xffffffffu, defer_end, d);
     if (lane >= d) {
       item_end += a;
       cut_end += b;
+      defer_end += c;
     }
   }
-  int at = spill + item_end - mine, cut_at = cut_end - cut;
+  int at = spill + item_end - mine, cut_at = cut_end - cut, defer_at = defer_end - defer;
 #pragma unroll
   for (int m = 0; m < slices_per_lane; ++m) {
     const int q = lane * slices_per_lane + m;
@@ -284,13 +289,17 @@ __device__ void plan_window(const offset_type* __restrict__ slice_ptr, const off
     }
     for (int i = 0; i < items[m]; ++i) plan.item_slice[at + i] = static_cast<unsigned char>(q);
     at += items[m];
+    if (deferred_sums(q, items[m], spill) > 0) plan.deferred[defer_at++] = static_cast<unsigned char>(q);
     cut_at += deferred_sums(q, items[m], spill);
   }
   if (lane == 31 && slices == window_slices) {
     plan.item_start[slices] = at;
     plan.chunk_start[slices] = cut_at;
   }
-  if (lane == 31) plan.cut = cut_at;
+  if (lane == 31) {
+    plan.cut = cut_at;
+    plan.n_deferred = defer_at;
+  }
   if (lane == 0) {
     plan.chunk = k;
     plan.next = window_threads / 32;
@@ -417,12 +426,14 @@ __global__ void __launch_bounds__(window_threads, window_min_blocks)
     window_items<V, Permuted, Offsets, Spill>(a, alpha, beta, y, s0, slices, plan, part, x_source<V, false>{x});
   if (plan.cut == 0) return;  // block-uniform: no slice deferred its sums
   __syncthreads();
-  // The deferred slices: their chunks' partial sums in chunk order, then the spill's, a warp per slice.
+  // The deferred slices: their chunks' partial sums in chunk order, then the spill's, a warp per
+  // slice (plan.deferred: each warp scanning all 64 slices for its own was a fifth of the bench
+  // lognormal's stall samples, ncu; jobs/results/2026-12-03_h200_window_tail).
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  for (int q = 0, n = 0; q < slices; ++q) {
+  for (int d = warp; d < plan.n_deferred; d += window_threads / 32) {
+    const int q = plan.deferred[d];
     const int items = plan.item_start[q + 1] - plan.item_start[q];
     const bool spilled = Spill && q == 0 && plan.spill > 0;
-    if ((items == 1 && !spilled) || n++ % (window_threads / 32) != warp) continue;
     const global_index_type first = (s0 + q) * 32 + lane;
     if (first >= a.rows) continue;
     V total = V(0);

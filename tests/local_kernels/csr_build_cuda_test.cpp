@@ -52,6 +52,7 @@ void check_build(const test::named_matrix& nm, csr::kernel k, bool float_values 
   test::expect_bitwise(host.values, d.values, "values");
   test::expect_bitwise(host.values_f32, d.values_f32, "values_f32");
   test::expect_bitwise(host.row_blocks, d.row_blocks, "row_blocks");
+  test::expect_bitwise(host.row_block_nnz, d.row_block_nnz, "row_block_nnz");
   test::expect_bitwise(host.tile_rows, d.tile_rows, "tile_rows");
   test::expect_bitwise(host.tile_nnz, d.tile_nnz, "tile_nnz");
   test::expect_bitwise(host.tile_carry, static_cast<const V*>(d.tile_carry), "tile_carry");

@@ -27,6 +27,19 @@ TEST(CsrGatherSpan, WeighsEachBlocksColumnSpanByItsNonzeros) {
   EXPECT_DOUBLE_EQ(csr::mean_gather_span({0}, {}, {0}), 0.0);
 }
 
+TEST(CsrRowBlocks, EachBlockKnowsTheNonzerosBeforeIt) {
+  // The adaptive kernel loads a block's first nonzero beside its first row, not after it.
+  for (const auto& m : test::edge_case_matrices()) {
+    const auto b = csr::build(convert_csr<double, index_type>(m.a), csr::csr_params{csr::kernel::adaptive, 0});
+    ASSERT_EQ(b.row_block_nnz.size(), b.row_blocks.size()) << m.name;
+    for (std::size_t k = 0; k < b.row_blocks.size(); ++k)
+      EXPECT_EQ(b.row_block_nnz[k], b.row_ptr[static_cast<std::size_t>(b.row_blocks[k])]) << m.name << " block " << k;
+  }
+  EXPECT_TRUE(csr::build(convert_csr<double, index_type>(edge_case("many_empty_rows")),
+                         csr::csr_params{csr::kernel::split, 0})
+                  .row_block_nnz.empty());
+}
+
 template <typename V>
 bool streams(const csr_matrix<double, index_type>& a) {
   return csr::build(convert_csr<V, index_type>(a), csr::csr_params{csr::kernel::adaptive, 0}).stream_matrix;

@@ -84,6 +84,7 @@ void check_ellr(const csr_matrix<V, index_type>& a, const ellr::ellr_params& p,
         EXPECT_EQ(v.cols, h.cols);
         EXPECT_EQ(v.threads_per_row, h.threads_per_row);
         EXPECT_EQ(v.stripe, h.rows_padded * h.threads_per_row);
+        EXPECT_EQ(v.stored_stripes, h.width / h.threads_per_row);
         ASSERT_EQ(v.n_tail, static_cast<global_index_type>(h.tail_rows.size()));
         test::expect_bitwise(h.row_length, v.row_length, "row_length");
         EXPECT_EQ(v.col_offset != nullptr, !h.col_offset.empty()) << "16-bit column offsets on one side only";
