@@ -110,7 +110,20 @@ struct ellr_view {
 /// Uneven rows (ELL padding rows * max / nnz >= 2) that already share threads get one doubling
 /// more: a warp waits for the longest of its 32 / T rows (cage11, mean 14.3, padding 2.24: T = 4
 /// ran 5-11% faster than T = 2 in four H100 runs, double and float).
-int threads_per_row_for(double mean_row_length, double ell_padding = 1.0);
+///
+/// Small blocks are latency-bound: the kernel's time is its threads' trips of `trip_stripes`
+/// stripes, one round trip of loads and one of gathers each, and threads are free while they fit
+/// one wave. So, given `rows` and the longest row, T then doubles while the longest row needs
+/// more than one trip and rows x 2T threads fit `one_wave_threads`. On one H200 ex14 (3251 rows
+/// of up to 37 entries) went from T = 2 (1.19x cuSPARSE) to 8 (1.74x), bcsstk24 from 4 (1.37x) to 8
+/// (1.74x); cage11 (39082 rows) keeps 4 (jobs/results/2026-12-03_h200_deferred_ellr, call 4).
+int threads_per_row_for(double mean_row_length, double ell_padding = 1.0, global_index_type rows = 0,
+                        offset_type max_row_length = 0);
+
+/// Stripes per trip of the ELL kernel: loads issued together, then their gathers.
+constexpr int trip_stripes = 4;
+/// One wave of the ELL kernel on an H100 or H200: 132 SMs x 6 blocks x 256 threads.
+constexpr global_index_type one_wave_threads = global_index_type{132} * 6 * 256;
 
 /// Builds ELLR-T from CSR; deterministic, the input is not changed. Throws bad_input for an
 /// invalid matrix or a T outside {1, 2, 4, 8}.

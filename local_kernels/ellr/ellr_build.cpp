@@ -65,10 +65,12 @@ void to_column_offsets(ellr_matrix<V>& m) {
 
 }  // namespace
 
-int threads_per_row_for(double mean_row_length, double ell_padding) {
+int threads_per_row_for(double mean_row_length, double ell_padding, global_index_type rows,
+                        offset_type max_row_length) {
   int t = 1;
   while (t < 8 && mean_row_length >= 12.0 * t) t *= 2;
   if (t >= 2 && t < 8 && ell_padding >= 2.0) t *= 2;
+  while (t < 8 && (max_row_length + t - 1) / t > trip_stripes && rows * 2 * t <= one_wave_threads) t *= 2;
   return t;
 }
 
@@ -84,7 +86,8 @@ ellr_matrix<V> build(const csr_matrix<V, index_type>& a, const ellr_params& para
   const double rows = static_cast<double>(a.rows), nnz = static_cast<double>(a.nnz());
   const int t = params.threads_per_row > 0
                     ? params.threads_per_row
-                    : threads_per_row_for(a.rows > 0 ? nnz / rows : 0.0, nnz > 0 ? rows * max_len / nnz : 1.0);
+                    : threads_per_row_for(a.rows > 0 ? nnz / rows : 0.0, nnz > 0 ? rows * max_len / nnz : 1.0,
+                                          a.rows, max_len);
   if (t != 1 && t != 2 && t != 4 && t != 8)
     DSPMV_BAD_INPUT("ellr::build", "threads_per_row", std::to_string(t) + " is not one of 1, 2, 4, 8");
 

@@ -127,7 +127,8 @@ device_built<ellr_view<V>> build_cuda(device_csr<V>&& a, const ellr_params& para
   const double rows = static_cast<double>(d.rows), nnz = static_cast<double>(d.nnz);
   const int t = params.threads_per_row > 0
                     ? params.threads_per_row
-                    : threads_per_row_for(d.rows > 0 ? nnz / rows : 0.0, nnz > 0 ? rows * max_len / nnz : 1.0);
+                    : threads_per_row_for(d.rows > 0 ? nnz / rows : 0.0, nnz > 0 ? rows * max_len / nnz : 1.0,
+                                          d.rows, max_len);
   const offset_type full_width = round_up(max_len, t);
   const double full_entries = static_cast<double>(rows_padded) * static_cast<double>(full_width);
   const bool use_tail = params.overflow_padding_ratio > 0 &&

@@ -17,8 +17,9 @@ namespace {
 /// best; 256 is the middle and what the CSR kernels use.
 constexpr int block_threads = 256;
 /// Stripes whose loads are issued before the first product (independent loads in flight and
-/// independent accumulators, HOPPER.md). 4 x (value + column) loads per thread per trip.
-constexpr int unroll = 4;
+/// independent accumulators, HOPPER.md). 4 x (value + column) loads per thread per trip; the
+/// build's choice of T counts trips of this many stripes.
+constexpr int unroll = trip_stripes;
 /// Six blocks per SM (40 registers), as before the predicated trips, which took ptxas to 54
 /// registers without the bound (four blocks: cage11's 611 blocks no longer fit one wave).
 constexpr int min_blocks = 6;

@@ -172,6 +172,13 @@ TEST(EllrBuild, ThreadsPerRowRule) {
   EXPECT_EQ(ellr::threads_per_row_for(14.3, 1.9), 2);
   EXPECT_EQ(ellr::threads_per_row_for(7.0, 3.0), 1);    // short rows keep a thread each
   EXPECT_EQ(ellr::threads_per_row_for(500.0, 3.0), 8);  // 8 stays the cap
+  // Small blocks: T doubles while the longest row needs more than one trip of 4 stripes and the
+  // threads fit one wave.
+  EXPECT_EQ(ellr::threads_per_row_for(20.5, 1.8, 3251, 37), 8);     // ex14: 19 stripes at T = 2
+  EXPECT_EQ(ellr::threads_per_row_for(14.3, 2.17, 39082, 31), 4);   // cage11: 8 x 39082 threads pass a wave
+  EXPECT_EQ(ellr::threads_per_row_for(3.9, 1.03, 62032, 4), 1);     // wing: one trip already
+  EXPECT_EQ(ellr::threads_per_row_for(9.0, 1.3, 4000, 12), 4);      // 12 entries: 3 stripes at T = 4
+  EXPECT_EQ(ellr::threads_per_row_for(9.0, 1.3, 200000, 12), 1);    // too many rows to double
   const auto m = ellr::build(picture(), ellr::ellr_params{});  // mean 2.75
   EXPECT_EQ(m.threads_per_row, 1);
 }
