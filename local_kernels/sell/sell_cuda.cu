@@ -349,7 +349,7 @@ __device__ __forceinline__ int spill_items(const sell_view<V>& a, global_index_t
 template <typename V, bool Permuted, bool Offsets, bool Spill, typename Source>
 __device__ __forceinline__ void window_items(const sell_view<V>& a, V alpha, V beta, V* __restrict__ y,
                                              global_index_type s0, int slices, window_plan& plan, V* part,
-                                             const index_type* rows, Source gather) {
+                                             Source gather) {
   const int lane = threadIdx.x % 32;
   const int items = plan.item_start[slices];  // (the spill's included)
   // The warp's next item: taken before the current one in float (run 94 against 95: 1.16-1.20x
@@ -374,6 +374,7 @@ __device__ __forceinline__ void window_items(const sell_view<V>& a, V alpha, V b
     else
       cols.p = a.col_idx + begin + lane;
     const bool writes = !cut && first < a.rows;
+    const global_index_type row = Permuted && writes ? static_cast<global_index_type>(__ldcs(a.perm + first)) : first;
 
     V sum[unroll] = {};
     // unroll steps per trip, the last trip's steps past j1 predicated off: a slice's last 1-3
@@ -394,10 +395,8 @@ __device__ __forceinline__ void window_items(const sell_view<V>& a, V alpha, V b
     const V total = (sum[0] + sum[1]) + (sum[2] + sum[3]);
     if (cut)
       part[(plan.chunk_start[q] + chunk) * 32 + lane] = total;
-    else if (writes) {
-      const global_index_type row = Permuted ? static_cast<global_index_type>(rows[q * 32 + lane]) : first;
+    else if (writes)
       y[row] = beta == V(0) ? alpha * total : alpha * total + beta * y[row];
-    }
     if (!take_early && lane == 0) taken = atomicAdd(&plan.next, 1);
     item = __shfl_sync(0xffffffffu, taken, 0);
   }
@@ -412,10 +411,6 @@ __global__ void __launch_bounds__(window_threads, window_min_blocks)
   V* staged = reinterpret_cast<V*>(staged_bytes);
   __shared__ V part[max_chunks * 32];
   __shared__ window_plan plan;
-  // The block's perm, staged with x: an item reads its row where it writes y (loaded from global
-  // memory before the products, the row was held in a register that ptxas spilled, and the spill
-  // store waited for the load: 5% of the bench lognormal's stall samples, ncu).
-  __shared__ index_type rows[Permuted ? window_rows : 1];
   const global_index_type all_slices = (a.rows + 31) / 32, s0 = static_cast<global_index_type>(blockIdx.x) * window_slices;
   const int slices = static_cast<int>(all_slices - s0 < window_slices ? all_slices - s0 : window_slices);
   const index_type begin = a.window_begin[blockIdx.x], end = a.window_end[blockIdx.x];
@@ -423,22 +418,17 @@ __global__ void __launch_bounds__(window_threads, window_min_blocks)
   const bool stage = end - begin <= a.window_capacity;
   if (stage)
     for (index_type k = threadIdx.x; k < end - begin; k += window_threads) staged[k] = __ldg(x + begin + k);
-  if constexpr (Permuted)
-    for (int k = threadIdx.x; k < slices * 32 && s0 * 32 + k < a.rows; k += window_threads)
-      rows[k] = __ldcs(a.perm + s0 * 32 + k);
   __syncthreads();
   if (stage)
-    window_items<V, Permuted, Offsets, Spill>(a, alpha, beta, y, s0, slices, plan, part, rows,
+    window_items<V, Permuted, Offsets, Spill>(a, alpha, beta, y, s0, slices, plan, part,
                                               x_source<V, true>{staged, begin});
   else
-    window_items<V, Permuted, Offsets, Spill>(a, alpha, beta, y, s0, slices, plan, part, rows,
-                                              x_source<V, false>{x});
+    window_items<V, Permuted, Offsets, Spill>(a, alpha, beta, y, s0, slices, plan, part, x_source<V, false>{x});
   if (plan.cut == 0) return;  // block-uniform: no slice deferred its sums
   __syncthreads();
   // The deferred slices: their chunks' partial sums in chunk order, then the spill's, a warp per
   // slice (plan.deferred: each warp scanning all 64 slices for its own was a fifth of the bench
-  // lognormal's stall samples, ncu; listing them took it from 253.4 to 227.7 us on one H200,
-  // jobs/results/2026-12-03_h200_deferred_ellr).
+  // lognormal's stall samples, ncu; jobs/results/2026-12-03_h200_window_tail).
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   for (int d = warp; d < plan.n_deferred; d += window_threads / 32) {
     const int q = plan.deferred[d];
@@ -449,7 +439,7 @@ __global__ void __launch_bounds__(window_threads, window_min_blocks)
     V total = V(0);
     for (int i = 0; i < items; ++i) total += part[(plan.chunk_start[q] + i) * 32 + lane];
     if (spilled && lane < plan.spill) total += part[(plan.chunk_start[q] + items) * 32 + lane];
-    const global_index_type row = Permuted ? static_cast<global_index_type>(rows[q * 32 + lane]) : first;
+    const global_index_type row = Permuted ? static_cast<global_index_type>(__ldcs(a.perm + first)) : first;
     y[row] = beta == V(0) ? alpha * total : alpha * total + beta * y[row];
   }
 }
