@@ -428,7 +428,8 @@ __global__ void __launch_bounds__(window_threads, window_min_blocks)
   __syncthreads();
   // The deferred slices: their chunks' partial sums in chunk order, then the spill's, a warp per
   // slice (plan.deferred: each warp scanning all 64 slices for its own was a fifth of the bench
-  // lognormal's stall samples, ncu; jobs/results/2026-12-03_h200_window_tail).
+  // lognormal's stall samples, ncu; listing them took it from 253.4 to 227.7 us on one H200,
+  // jobs/results/2026-12-03_h200_deferred_ellr, call 1).
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   for (int d = warp; d < plan.n_deferred; d += window_threads / 32) {
     const int q = plan.deferred[d];
