@@ -404,8 +404,9 @@ int run_typed(const run_options& o) {
       fmt::print("warning: MPI puts the ranks on {} nodes, but they report {} host name{}; they count as {} hosts\n",
                  hosts, names.size(), names.size() == 1 ? "" : "s", hosts);
     if (dist::gpu_shared(m.placement()))
-      fmt::print("warning: several ranks share one GPU (more ranks than GPUs on a node); timings are not "
-                 "per-GPU figures\n");
+      fmt::print("warning: several ranks share one GPU (more ranks than GPUs on a node): they take turns in the "
+                 "order's and the halo block's trials and in timing the local product and cuSPARSE (each rank's "
+                 "figure as on a GPU of its own); the exchange and the apply are timed with the GPU shared\n");
     fmt::print("transport: {} ({})\n", to_string(m.transport()), m.transport_reason());
     fmt::print("matrix {}: {} rows, {} nonzeros\n", o.source, m.global_rows(), m.global_nnz());
     const double nnz = static_cast<double>(m.global_nnz());
@@ -471,8 +472,23 @@ int run_typed(const run_options& o) {
     y = static_cast<V*>(dy.get());
     copy_gbps = measure_copy_bandwidth_gbps(std::size_t(512) << 20, 10);
   }
-  const auto t_local = time_collective(world, mo.where, stream, warmup, iters,
-                                       [&] { m.apply_local_only(V(1), x, V(0), y, stream); });
+  // Ranks that share a GPU time their own products one after the other (their figures as on a
+  // GPU of their own); the exchange and the apply need every rank at once.
+  const auto mates = dist::gpu_mates(m.placement(), dist::comm_rank(world));
+  auto in_turns = [&](const std::string& what, const std::function<void()>& step) {
+    dist::collective_try(world, [&] { dist::one_rank_per_gpu_at_a_time(world, mates, what, step); });
+  };
+  const auto local_product = [&] { m.apply_local_only(V(1), x, V(0), y, stream); };
+  timing t_local;
+  if (!dist::gpu_shared(m.placement())) {
+    t_local = time_collective(world, mo.where, stream, warmup, iters, local_product);
+  } else {
+    in_turns("timing the local product",
+             [&] { t_local = time_collective(MPI_COMM_SELF, mo.where, stream, warmup, iters, local_product); });
+    // The slowest rank of each repetition (the same count on every rank).
+    DSPMV_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, t_local.slowest_us.data(), static_cast<int>(t_local.slowest_us.size()),
+                                  MPI_DOUBLE, MPI_MAX, world));
+  }
   const auto t_comm = time_collective(world, mo.where, stream, warmup, iters, [&] { m.exchange_only(x, stream); });
   const auto t_apply =
       time_collective(world, mo.where, stream, warmup, iters, [&] { m.apply(V(1), x, V(0), y, stream); });
@@ -496,11 +512,10 @@ int run_typed(const run_options& o) {
   vendor_times vendor;
   const bool vendor_asked = cuda && o.vs_cusparse;
   if (vendor_asked)  // (our local product involves no other rank: each rank times it beside its own cuSPARSE)
-    dist::collective_try(world, [&] {
+    in_turns("timing cuSPARSE on the rank's rows", [&] {
       std::function<void()> whole_apply;  // one rank: our apply, launched as a graph, beside cuSPARSE's graph
       if (ranks == 1) whole_apply = [&] { m.apply(V(1), x, V(0), y, stream); };
-      vendor = time_cusparse_blocks(m, o, so, stream, warmup, iters, [&] { m.apply_local_only(V(1), x, V(0), y, stream); },
-                                    whole_apply);
+      vendor = time_cusparse_blocks(m, o, so, stream, warmup, iters, local_product, whole_apply);
     });
   auto us_record = [](double us) { return std::isnan(us) ? std::int64_t{-1} : static_cast<std::int64_t>(1000 * us); };
   const double model_bytes = csr_model_bytes<V>(m.global_rows(), m.global_rows(), m.global_nnz(), false);

@@ -77,6 +77,15 @@ bool gpu_shared(const std::vector<rank_placement>& placement) {
   return false;
 }
 
+std::vector<int> gpu_mates(const std::vector<rank_placement>& placement, int rank) {
+  const auto& me = placement.at(static_cast<std::size_t>(rank));
+  if (me.device < 0) return {rank};
+  std::vector<int> mates;
+  for (const auto& p : placement)
+    if (p.device >= 0 && p.host == me.host && p.gpu == me.gpu) mates.push_back(p.rank);
+  return mates;
+}
+
 int host_count(const std::vector<rank_placement>& placement) {
   std::set<std::string> names;
   int nodes = 0;  // MPI_COMM_TYPE_SHARED: each node has one local rank 0

@@ -43,6 +43,10 @@ std::vector<rank_placement> gather_placement(MPI_Comm comm, int device);
 /// True when two ranks of one host use the same GPU.
 bool gpu_shared(const std::vector<rank_placement>& placement);
 
+/// The ranks (ascending) that use the same GPU as `rank`, `rank` among them; just `rank` where it
+/// has no GPU (one_rank_per_gpu_at_a_time's mates).
+std::vector<int> gpu_mates(const std::vector<rank_placement>& placement, int rank);
+
 /// The number of hosts the ranks run on: the distinct host names, or more where MPI's
 /// shared-memory split puts ranks of one name on several nodes (machines or containers that share
 /// a host name; the multinode test's namespace hosts without their own UTS namespace).

@@ -315,6 +315,9 @@ std::unique_ptr<Impl> new_impl(MPI_Comm comm, const matrix_options& options) {
   p->rank = comm_rank(p->comm);
   p->ranks = comm_size(p->comm);
   p->options = options;
+  // Where every rank runs: for the report, the transport's choice and the trials' turns on a GPU
+  // that several ranks share (in_gpu_turns).
+  p->placement = gather_placement(p->comm, options.where == backend::cuda ? gpu::current_device() : -1);
   return p;
 }
 

@@ -158,6 +158,11 @@ struct distributed_matrix<V>::impl {
   }
 
   bool cuda() const { return options.where == backend::cuda; }
+  /// `step` on every rank (collectively), the ranks that share a GPU one after the other: the
+  /// timed trials, so that each rank times its product as on a GPU of its own.
+  void in_gpu_turns(const std::string& name, const std::function<void()>& step) const {
+    one_rank_per_gpu_at_a_time(comm, cuda() ? gpu_mates(placement, rank) : std::vector<int>{rank}, name, step);
+  }
   /// No row changes rank: the rows are split where they are read (split_rows.hpp), on the GPU
   /// for the CUDA backend.
   bool rows_stay() const {

@@ -102,7 +102,7 @@ void distributed_matrix<V>::impl::build_halo_operator() {
     longest_halo_row = std::max(longest_halo_row, plan.a_halo.row_length(r));
   const bool plain = cuda() && plan.a_halo.rows > 0 && longest_halo_row <= short_halo_row;
   const auto t0 = std::chrono::steady_clock::now();
-  collective_try(comm, "operators", [&] {
+  auto build = [&] {
     halo.reset();
     short_halo = {};
     short_storage = device_storage();
@@ -132,7 +132,9 @@ void distributed_matrix<V>::impl::build_halo_operator() {
       }
     }
     summary.halo_format = plain ? "plain" : chosen;
-  });
+  };
+  // halo_trial times its candidates: ranks that share a GPU take turns, as in the order's trial.
+  collective_try(comm, "operators", [&] { in_gpu_turns("the halo block's trial", build); });
   if (!buffers_made) times.halo_operator += seconds_since(t0);  // (setup's; update_values rebuilds it)
 }
 

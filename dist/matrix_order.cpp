@@ -246,7 +246,10 @@ void distributed_matrix<V>::impl::order_in_place(gpu_split<V>& s) {
         double us = 0;
         // The scatter as it will run: the halo rows follow the order (sort_halo_rows below); the
         // halo block itself is timed in its rows' present order.
-        collective_try(comm, "order", [&] { us = time_local_apply(renamed_ascending(plan.halo_rows, candidate)); });
+        // Ranks that share a GPU time one at a time (each as if the GPU were its own).
+        collective_try(comm, "order", [&] {
+          in_gpu_turns("the order's trial", [&] { us = time_local_apply(renamed_ascending(plan.halo_rows, candidate)); });
+        });
         if (mine)
           note += fmt::format("{}{} {} {:.1f} us", note.empty() ? "" : ", ", to_string(method), summary.format, us);
         const double need = kept == row_order::none && method != row_order::none ? 1.0 - order_trial_margin : 1.0;

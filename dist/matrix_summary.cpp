@@ -23,8 +23,6 @@ std::vector<int> neighbour_ranks(const halo_pattern& pattern) {
 
 template <typename V>
 void distributed_matrix<V>::impl::choose_and_make_transport() {
-  const int device = cuda() ? gpu::current_device() : -1;
-  placement = gather_placement(comm, device);
   mpi = query_mpi();
   transport_context context;
   context.where = options.where;

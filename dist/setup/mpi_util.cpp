@@ -1,6 +1,7 @@
 #include "dist/setup/mpi_util.hpp"
 
 #include <algorithm>
+#include <exception>
 #include <string>
 
 #include "common/errors.hpp"
@@ -138,6 +139,50 @@ void collective_try(MPI_Comm comm, const std::string& name, const std::function<
   if (p > 1 && static_cast<error_kind>(k) != error_kind::bad_input)
     message = "rank " + std::to_string(first_failed) + ": " + message;
   raise_collective(static_cast<error_kind>(k), message, source, where, problem);
+}
+
+void one_rank_per_gpu_at_a_time(MPI_Comm comm, const std::vector<int>& mates, const std::string& name,
+                                const std::function<void()>& step) {
+  const int me = comm_rank(comm);
+  const auto at = std::find(mates.begin(), mates.end(), me);
+  if (mates.size() <= 1 || at == mates.end()) {
+    step();
+    return;
+  }
+  const auto k = static_cast<std::size_t>(at - mates.begin());
+  const bool last = k + 1 == mates.size();
+  constexpr int tag_turn = 7302, tag_done = 7303;
+  auto watched = [&](MPI_Request& request, const std::string& what) {
+    watchdog::wait_for_rank(
+        [&] {
+          int done = 0;
+          DSPMV_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
+          return done != 0;
+        },
+        what + " on the GPU it shares with this rank (" + name + ")");
+  };
+  auto receive = [&](int from, int tag, const std::string& what) {
+    int token = 0;
+    MPI_Request request = MPI_REQUEST_NULL;
+    DSPMV_MPI_CHECK(MPI_Irecv(&token, 1, MPI_INT, from, tag, comm, &request));
+    watched(request, "rank " + std::to_string(from) + what);
+  };
+  if (k > 0) receive(mates[k - 1], tag_turn, "'s turn");
+  std::exception_ptr failure;
+  try {
+    step();
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  // The turn passes to the next mate; the last tells the others that the turns are over.
+  const std::vector<int> to = last ? std::vector<int>(mates.begin(), mates.end() - 1) : std::vector<int>{mates[k + 1]};
+  const int token = 1;
+  std::vector<MPI_Request> sent(to.size(), MPI_REQUEST_NULL);
+  for (std::size_t j = 0; j < to.size(); ++j)
+    DSPMV_MPI_CHECK(MPI_Isend(&token, 1, MPI_INT, to[j], last ? tag_done : tag_turn, comm, &sent[j]));
+  for (auto& request : sent) watched(request, "a mate to take the token");
+  if (!last) receive(mates.back(), tag_done, "'s turn, the last,");
+  if (failure) std::rethrow_exception(failure);
 }
 
 void set_max_message_elements(std::int64_t n) { g_max_message_elements = std::max<std::int64_t>(1, n); }

@@ -45,6 +45,19 @@ void collective_try(MPI_Comm comm, const std::string& name, const std::function<
 /// The same, unnamed (the apps' agreements; setup steps have names).
 void collective_try(MPI_Comm comm, const std::function<void()>& step);
 
+/// Runs `step` on this rank, after the ranks of `comm` before it in `mates` (the ranks that share
+/// this rank's GPU, ascending, this rank among them: dist::gpu_mates) and before those after it;
+/// every mate then waits until the last has run it, so that none starts other GPU work during
+/// another's turn. Alone on its GPU (one mate or none) a rank runs `step` at once. A product timed
+/// while other ranks use the same GPU times their sum: with more ranks than GPUs (tests, `mpirun
+/// -np 4` on one GPU) the timed trials and the report's per-rank products take turns, so that each
+/// rank's figures and choices are those it would get on a GPU of its own. The turns pass by
+/// point-to-point messages waited for under the watchdog (wait_for_rank, naming `name` and the
+/// rank), so a mate that never comes ends the job with that message instead of a hang. A step that
+/// throws still passes the turn on; the error is rethrown after (collective_try around it agrees).
+void one_rank_per_gpu_at_a_time(MPI_Comm comm, const std::vector<int>& mates, const std::string& name,
+                                const std::function<void()>& step);
+
 /// Elements per message of the large-count collectives below (2^30 by default; tests lower it to
 /// exercise the chunked path).
 void set_max_message_elements(std::int64_t n);

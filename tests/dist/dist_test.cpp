@@ -6,10 +6,15 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstdio>
+#include <numeric>
+#include <stdexcept>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "dist/distributed_matrix.hpp"
 #include "dist/diagnostics.hpp"
@@ -690,6 +695,66 @@ TEST(Distributed, HostsAreNamesOrMpiNodesWhicheverIsMore) {
   p = {on(0, 0, "a"), on(1, 1, "a")};
   EXPECT_EQ(dist::host_count(p), 1);
   EXPECT_TRUE(dist::single_host(p));
+}
+
+/// Ranks that share a GPU take turns (one_rank_per_gpu_at_a_time): here every rank pretends to
+/// share one GPU with every other, then the even and the odd ranks one each. Each rank records
+/// when its step started and ended and when it returned (the test's ranks run on one host). Turns must not overlap, must come in rank order, and no mate may return
+/// before the last turn has ended.
+TEST(Distributed, RanksThatShareAGpuTakeTurns) {
+  const int me = world_rank(), p = world_size();
+  auto now = [] {  // one clock for the ranks of one host (Open MPI's MPI_Wtime starts per process)
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  };
+  auto run = [&](const std::vector<int>& mates) {
+    double span[3] = {0, 0, 0};  // start, end of the step, return
+    dist::one_rank_per_gpu_at_a_time(MPI_COMM_WORLD, mates, "test", [&] {
+      span[0] = now();
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      span[1] = now();
+    });
+    span[2] = now();
+    std::vector<double> all(3 * static_cast<std::size_t>(p));
+    MPI_Allgather(span, 3, MPI_DOUBLE, all.data(), 3, MPI_DOUBLE, MPI_COMM_WORLD);
+    for (std::size_t k = 1; k < mates.size(); ++k) {
+      const auto before = static_cast<std::size_t>(3 * mates[k - 1]), now = static_cast<std::size_t>(3 * mates[k]);
+      EXPECT_LE(all[before + 1], all[now]) << "rank " << mates[k] << " started before rank " << mates[k - 1] << " ended";
+    }
+    const auto last_end = all[static_cast<std::size_t>(3 * mates.back() + 1)];
+    for (int r : mates) EXPECT_GE(all[static_cast<std::size_t>(3 * r + 2)], last_end) << "rank " << r << " left early";
+  };
+  std::vector<int> everyone(static_cast<std::size_t>(p));
+  std::iota(everyone.begin(), everyone.end(), 0);
+  run(everyone);
+  std::vector<int> same_parity;
+  for (int r = me % 2; r < p; r += 2) same_parity.push_back(r);
+  run(same_parity);
+  run({me});  // a GPU of its own
+  // A step that throws passes the turn on, and its rank alone rethrows the error.
+  try {
+    dist::one_rank_per_gpu_at_a_time(MPI_COMM_WORLD, everyone, "test", [&] {
+      if (me == 0) throw std::runtime_error("the first turn fails");
+    });
+    EXPECT_NE(me, 0) << "rank 0's error was not rethrown";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(me, 0) << e.what();
+  }
+  // gpu_mates: the ranks of one host and GPU name; a rank without a GPU has none but itself.
+  auto on = [](int rank, const char* host, int device, const char* gpu) {
+    dist::rank_placement r;
+    r.rank = rank;
+    r.host = host;
+    r.device = device;
+    r.gpu = gpu;
+    return r;
+  };
+  const std::vector<dist::rank_placement> placement = {on(0, "a", 0, "H200 (0000:01)"), on(1, "a", 0, "H200 (0000:01)"),
+                                                        on(2, "b", 0, "H200 (0000:01)"), on(3, "a", 1, "H200 (0000:02)"),
+                                                        on(4, "a", 0, "H200 (0000:01)"), on(5, "a", -1, "")};
+  EXPECT_EQ(dist::gpu_mates(placement, 1), (std::vector<int>{0, 1, 4}));
+  EXPECT_EQ(dist::gpu_mates(placement, 2), (std::vector<int>{2}));
+  EXPECT_EQ(dist::gpu_mates(placement, 3), (std::vector<int>{3}));
+  EXPECT_EQ(dist::gpu_mates(placement, 5), (std::vector<int>{5}));
 }
 
 TEST(Distributed, TransportRequestsTheBackendCannotServeAreRefused) {
