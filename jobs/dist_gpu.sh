@@ -2,13 +2,15 @@
 # Multi-GPU checks and benchmarks of the distributed engine, one call on a GPU machine
 # (DEVICE.md; issues 4-6). Logs and JSON go to $OUT (the device tool's folder).
 #
-#   jobs/dist_gpu.sh build tests bench-weak bench-strong cg floor small table rules   (any subset, in that order)
+#   jobs/dist_gpu.sh build tests bench-weak bench-strong cg floor small table rankblocks rules   (any subset, in that order)
 #
 # floor: the exchange floor (issue 36): gen:poisson3d:32 and soc-Slashdot0902 at 1, 2 and 4 GPUs
 # over each of FLOOR_TRANSPORTS (default "peer-put cuda-ipc nccl"). small: the shared matrices of
 # 0.3-3 M nonzeros at 1 and 4 GPUs with the default options. table: issue 36's scaling table at 1,
 # 2 and 4 GPUs with the default options (stencil27:200, rmat:22:16, the bench lognormal, weak
-# poisson3d 200/252/317), R-MAT and lognormal also against cuSPARSE (--vs-cusparse). rules: the
+# poisson3d 200/252/317), R-MAT and lognormal also against cuSPARSE (--vs-cusparse). rankblocks: R-MAT
+# and lognormal at 2 and 4 ranks against cuSPARSE on the rank blocks, on any number of GPUs (one
+# GPU: the ranks take turns in their timings). rules: the
 # transport rule on four matrices outside the table (auto against peer-put and cuda-ipc).
 #
 # BUILD_TARGETS (default: all) limits the build. TRANSPORTS (default "peer-put nccl cuda-ipc mpi-staged") and RMAT_SCALE (24; 0 skips
@@ -169,6 +171,21 @@ if has table; then
     run_case "table_lognormal_g$g" "$g" gen:lognormal:4000000:2.0:1.0:300000 --seed 9 --vs-cusparse
     progress "table lognormal g$g"
     run_case "table_weak_g$g" "$g" "gen:poisson3d:${weak[$g]}"; progress "table weak g$g"
+  done
+fi
+
+if has rankblocks; then
+  # The table's irregular matrices as 2 and 4 ranks would hold them, on however many GPUs there
+  # are: on fewer GPUs than ranks the ranks of a GPU take turns in their trials and in timing the
+  # local product and cuSPARSE, so the per-rank table and the ratio to cuSPARSE on the rank blocks
+  # are the 4-GPU run's (within 0-4% on one H200; jobs/results/2026-12-03_h200_gpu_turns); the
+  # exchange and the apply are not.
+  echo "=== rank blocks of R-MAT and lognormal at 2 and 4 ranks on $GPUS GPUs (--vs-cusparse)"
+  for n in 2 4; do
+    run_case "rankblocks_rmat_r$n" "$n" gen:rmat:22:16 --seed 11 --vs-cusparse; progress "rankblocks rmat r$n"
+    run_case "rankblocks_lognormal_r$n" "$n" gen:lognormal:4000000:2.0:1.0:300000 --seed 9 --vs-cusparse
+    progress "rankblocks lognormal r$n"
+    grep -hE "vs cuSPARSE CSR on the same rows" "$OUT"/runs/rankblocks_*_r$n.log | cut -c1-110
   done
 fi
 
