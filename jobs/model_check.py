@@ -5,6 +5,7 @@
     python3 jobs/model_check.py check  [--machine FILE.json] [-o DIR] [--cli BUILD/apps/distspmv] [INPUT ...]
     python3 jobs/model_check.py panel  [--set current] [INPUT ...]   (panel's floor, rate and line rate)
     python3 jobs/model_check.py order  [--format csr] [INPUT ...]   (a class's order_gather_gbps)
+    python3 jobs/model_check.py class  [--format ellr] [INPUT ...]   (a one-GPU class's floor and rate)
 
 The model (apps/model/machine.cpp computes the same): for one rank, B = nnz * 12 + rows * 24 bytes
 (CSR-equivalent) and G = 64 * x_lines (x_lines: the distinct 64-byte lines of x that each 32
@@ -31,11 +32,13 @@ order   fits a class's order_gather_gbps (check 9, 2026-12-02): where the order'
         by the trial's margin; the rate by least squares through the origin on the one-rank trials'
         own timings, the order minus none (order_points, fit_order_gather; rcm's points since
         2026-12-03), each matrix also left out.
-sellw   fits sell-w's floor and format_bytes_gbps (check 10, 2026-12-02): a block the selector gives
-        sell-w is priced by its own bytes, B = the selector's bytes of the block (format_bytes_per_
-        nonzero's sell_windows x nnz) + x's staged windows ("sell_w" of the figures), t = floor +
-        B / rate on one GPU, least squares on the relative error over the one-rank sell-w applies
-        (sellw_points: one point per matrix, the median of its applies), each matrix also left out.
+class   fits one GPU class's floor and rate (--format; check 10 for sell-w, 2026-12-02; check 16 for
+        ellr and csr, 2026-12-03): t = floor + B / rate + the class's row terms and x's gathers, held
+        as the description has them, least squares on the relative error over the one-rank applies
+        in that class (class_points: one point per matrix, the median of its applies, in the order
+        they ran), each matrix also left out. sell-w is priced by its own bytes, B = the selector's
+        bytes of the block (format_bytes_per_nonzero's sell_windows x nnz) + x's staged windows
+        ("sell_w" of the figures), and no gathers; its rate is format_bytes_gbps.
 derive  fits the machine description to the runs (distspmv's --json reports, one file per run): per
         format floor, row_ns and rate, the gather rate, the floor F of an apply on several ranks,
         each transport's latency, per-neighbour cost, bandwidth and overlap, by coordinate descent
@@ -88,11 +91,13 @@ RUN9_TRANSPORT = {"table_stencil27_g4": "cuda-ipc", "table_lognormal_g4": "cuda-
 VALIDATE, SPLIT = "jobs/results/2026-11-28_h200x2_validate", "jobs/results/2026-12-01_h200_panel_split"
 DISPATCH = "jobs/results/2026-12-03_h200_panel_dispatch"
 LINES = "jobs/results/2026-12-03_h200_csr_blocks_panel_lines"
+ELLR_CALLS, TURNS = "jobs/results/2026-12-03_h200_deferred_ellr", "jobs/results/2026-12-03_h200_gpu_turns"
 CURRENT = [
     # 4x H200 at 3198db6 and ce71610 (check 7's 22): the apply path since then changed only where a
     # panel block has a row longer than a panel (6d8dc67) and on one rank's trial of 4-16 M nonzeros
     # (b50a933); their *_old twins (9ca33b6) predate the halo trial and the halo rows' order.
-    (f"{VALIDATE}/run5_x4_3198db6/runs.tgz", r"^(?!.*_old)"),
+    # (Slashdot at 4 ranks left with check 16: its CSR blocks now run the 512-thread kernel.)
+    (f"{VALIDATE}/run5_x4_3198db6/runs.tgz", r"^(?!.*_old)(?!.*/slashdot_g4)"),
     (f"{VALIDATE}/run6_x4_ce71610/runs.tgz", r"^(?!.*_old)"),
     (f"{VALIDATE}/run6_x4_ce71610/runs2.tgz", r"^(?!.*_old)"),
     # One H200, ab_gpu.sh (seeds from cases*.txt). Run 1: only rmat2216 has a per-rank report (the
@@ -103,18 +108,28 @@ CURRENT = [
     # 6d8dc67, times only cuSPARSE in the one-rank trial below 16 M, which the model no longer
     # follows: only logn2m_old (24.4 M, panel by the rule alike).
     (f"{SPLIT}/run2/runs.tgz", r"(_new|/logn2m_old)$"),
-    # Run 6: fb83ad5, today's path, the bench set (no old side).
-    (f"{SPLIT}/run6/runs.tgz", r"_new$"),
+    # Run 6: fb83ad5, the bench set (no old side); since check 16 without the blocks whose kernels
+    # changed since (ELLR, adaptive CSR, sell-w: c38b4e0, 316a7c7 and the 512-thread CSR).
+    (f"{SPLIT}/run6/runs.tgz", r"/(?!(cage11|lognbench|slashdot|uk2007)_new$)\w+_new$"),
     # One H200 at 10f6f9d (the panels' dispatch; since then, comments only): call 2's new side on
     # one rank (rmat2216_2r's two ranks shared the GPU), call 3 the bench set. The runs above stay:
     # their panels (degree order, lognormal) are still dispatched in panel order; only rcm's go
     # largest first now.
     (f"{DISPATCH}/call2/runs.tgz", r"/(?!rmat2216_2r)[^/]*_new$"),
-    (f"{DISPATCH}/call3/runs.tgz", r"_new$"),
+    (f"{DISPATCH}/call3/runs.tgz", r"/(?!(cage11|lognbench|slashdot|uk2007)_new$)\w+_new$"),
     # One H200 at 5cfda3f with experimental CSR variants beside (cf5a9a7; the defaults' path is
     # 5cfda3f's): panel on lognormal blocks of 1-6 M rows, bands 20 k to all rows, forced (`--format
-    # panel --order none`), and Slashdot and uk-2007 with the defaults.
-    (f"{LINES}/call1/runs.tgz", r"/(lp\w+|sd_def|uk_def)_new$"),
+    # panel --order none`); its Slashdot and uk-2007 (CSR) left with check 16.
+    (f"{LINES}/call1/runs.tgz", r"/lp\w+_new$"),
+    # Check 16: one H200 at c38b4e0 (ELLR's first trip, sell-w's deferred list, CSR's block offsets):
+    # call 2's bench set and its new-kernel CSR runs, call 4's bench set, call 6's sell-w (cur) and
+    # call 1's deferred list (D, the same sell-w); at 4a4bb0b (316a7c7's ELLR threads per row):
+    # seven small lognormal blocks with the defaults.
+    (f"{ELLR_CALLS}/call2/runs.tgz", r"/(bench_\w+|\w+_new_\d)$"),
+    (f"{ELLR_CALLS}/call4/runs.tgz", r"/bench_\w+$"),
+    (f"{ELLR_CALLS}/call6/runs.tgz", r"/\w+_cur(_\d)?$"),
+    (f"{ELLR_CALLS}/call1/runs.tgz", r"/\w+_D(_\d)?$"),
+    (f"{TURNS}/call6/runs.tgz", r"/l\w+_auto_new$"),
 ]
 # Generator seeds of jobs/dist_gpu.sh's runs (the reports do not record them), by run name prefix.
 SEEDS = {"table_rmat": 11, "table_lognormal": 9, "rules_gen_rmat": 5, "rules_gen_lognormal": 3, "rmat_g": 11,
@@ -594,14 +609,19 @@ def fit_order_gather(points):
     return rate(points), {n: rate([p for p in points if p[0] != n]) for n in names}
 
 
-def sellw_points(runs):
-    """The one-rank applies that kept sell-w (the selector's pick) and whose figures have sell-w's
-    bytes ("sell_w": the selector's bytes of the block, x's staged windows): per matrix (source,
-    seed) its figures and the median of its applies, with the runs' names."""
+def class_points(runs, fmt):
+    """The one-rank applies of class `fmt` in the order they ran (the read order, or the trial's
+    figures of the order kept): per matrix (source, seed) its figures (applied_figures) and the
+    median of its applies, with the runs' names. sell-w: only runs whose figures carry sell-w's
+    bytes ("sell_w": the selector's bytes of the block, x's staged windows) in the read order."""
     by = {}
     for name, j in runs:
-        r = j["per_rank"][0]
-        if j["ranks"] != 1 or r["format"] != "sell-w" or "sell_w" not in r or j.get("order", "none") != "none":
+        if j["ranks"] != 1 or j["per_rank"][0]["format"] != fmt:
+            continue
+        r = applied_figures(j, j["per_rank"][0])
+        if j.get("order", "none") != "none" and r is j["per_rank"][0]:
+            continue  # an order whose figures the features lack
+        if fmt == "sell-w" and ("sell_w" not in r or j.get("order", "none") != "none"):
             continue
         key = (j["matrix"]["source"], run_key(name, j)[2])
         by.setdefault(key, (r, [], []))
@@ -611,25 +631,37 @@ def sellw_points(runs):
             for (src, seed), (r, t, names) in sorted(by.items())]
 
 
-def fit_sellw(points):
-    """sell-w's floor (µs) and format_bytes_gbps: t = floor + (bytes + window_bytes) / rate, least
-    squares on the relative error (two normal equations); and each matrix left out in turn:
-    (floor, rate, {matrix: error of the fit without it})."""
+def fit_floor_rate(points, size, rest):
+    """A one-GPU class's floor (µs) and rate (GB/s): t = floor + size(r) / rate + rest(r), with
+    size(r) bytes and rest(r) µs of the terms held (the class's row and longest-row terms, x's
+    gathers), least squares on the relative error (two normal equations); and each matrix left out
+    in turn: (floor, rate, {matrix: error}, {matrix: error of the fit without it})."""
     def fit(pts):
-        a = [(1.0 / t, (r["sell_w"]["bytes"] + r["sell_w"]["window_bytes"]) / 1e3 / t) for _, r, t, _ in pts]
-        s00, s01, s11 = (sum(x * x for x, _ in a), sum(x * y for x, y in a), sum(y * y for _, y in a))
-        b0, b1 = sum(x for x, _ in a), sum(y for _, y in a)
+        # (t - rest) / t = floor / t + size / (rate t): unknowns floor and 1 / rate
+        a = [(1.0 / t, size(r) / 1e3 / t, 1.0 - rest(r) / t) for _, r, t, _ in pts]
+        s00, s01, s11 = (sum(x * x for x, _, _ in a), sum(x * y for x, y, _ in a), sum(y * y for _, y, _ in a))
+        b0, b1 = sum(x * z for x, _, z in a), sum(y * z for _, y, z in a)
         det = s00 * s11 - s01 * s01
         return (b0 * s11 - b1 * s01) / det, 1.0 / ((s00 * b1 - s01 * b0) / det)
 
     def err(floor, rate, r, t):
-        return (floor + (r["sell_w"]["bytes"] + r["sell_w"]["window_bytes"]) / (rate * 1e3) - t) / t
+        return (floor + size(r) / (rate * 1e3) + rest(r) - t) / t
     floor, rate = fit(points)
     loo = {}
     for k, (n, r, t, _) in enumerate(points):
         f, g = fit(points[:k] + points[k + 1:])
         loo[n] = err(f, g, r, t)
     return floor, rate, {n: err(floor, rate, r, t) for n, r, t, _ in points}, loo
+
+
+def fit_class(m, points, fmt):
+    """fit_floor_rate for class `fmt` of description `m`: sell-w by its own bytes (format_bytes_gbps),
+    the others by the CSR-equivalent bytes with their row terms and the gathers held (spmv_us)."""
+    if fmt == "sell-w":
+        return fit_floor_rate(points, lambda r: r["sell_w"]["bytes"] + r["sell_w"]["window_bytes"], lambda r: 0.0)
+    c = m["spmv"][fmt]
+    held = {**m, "spmv": {fmt: {**c, "rate_gbps": float("inf")}}}  # spmv_us without the bytes' term
+    return fit_floor_rate(points, bytes_of, lambda r: spmv_us(held, r, fmt))
 
 
 def derive(runs):
@@ -866,7 +898,7 @@ def machine_for(j):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=["derive", "check", "panel", "order", "sellw"])
+    ap.add_argument("what", choices=["derive", "check", "panel", "order", "class"])
     ap.add_argument("inputs", nargs="*")
     ap.add_argument("-o", "--output")
     ap.add_argument("--machine", default="auto", help="description JSON; auto: by each report's GPU (jobs/machines/)")
@@ -877,7 +909,8 @@ def main():
     ap.add_argument("--max-nnz", type=float, default=3e8, help="--cli: recompute runs up to this many nonzeros")
     ap.add_argument("--features", default=str(FEATURES), help="the per-rank figures of the runs' matrices (JSON)")
     ap.add_argument("--update-features", action="store_true", help="--cli: write what was computed to --features")
-    ap.add_argument("--format", default="csr", help="order: the class whose trials are fitted (default csr)")
+    ap.add_argument("--format", default="csr",
+                    help="order: the class whose trials are fitted; class: the class fitted (default csr)")
     ap.add_argument("--fit-ranks", help="derive: fit only the runs of these rank counts (e.g. 1,2)")
     ap.add_argument("--header", default="", help="derive: the description's 'description' field")
     ap.add_argument("--only", help="only the runs whose name (FOLDER/RUN) matches this regular expression")
@@ -917,16 +950,18 @@ def main():
                                       "predicted_delta_us": round(dx / rate, 2) if rate else None}
                                      for n, dx, dt in points]}, indent=1))
         return
-    if a.what == "sellw":  # sell-w's floor and format_bytes_gbps (fit_sellw on the one-rank sell-w applies)
-        points = sellw_points(runs)
+    if a.what == "class":  # a one-GPU class's floor and rate (fit_class on the one-rank applies in that class)
+        points = class_points(runs, a.format)
         if len(points) < 3:
-            sys.exit("model_check.py: fewer than 3 matrices of one-rank sell-w applies with sell-w's figures")
-        floor, rate, err, loo = fit_sellw(points)
-        print(json.dumps({"floor_us": round(floor, 2), "format_bytes_gbps": round(rate, 1),
-                          "matrices": [{"matrix": n, "runs": names, "bytes": r["sell_w"]["bytes"],
-                                        "window_bytes": r["sell_w"]["window_bytes"], "measured_us": round(t, 1),
-                                        "error": round(err[n], 4), "left_out_error": round(loo[n], 4)}
-                                       for n, r, t, names in points]}, indent=1))
+            sys.exit(f"model_check.py: fewer than 3 matrices of one-rank {a.format} applies in the inputs")
+        m = json.loads(pathlib.Path(a.machine if a.machine != "auto" else machine_for(runs[0][1])).read_text())
+        floor, rate, err, loo = fit_class(m, points, a.format)
+        print(json.dumps({"format": a.format, "floor_us": round(floor, 2),
+                          ("format_bytes_gbps" if a.format == "sell-w" else "rate_gbps"): round(rate, 1),
+                          "matrices": [{"matrix": n, "runs": names, "rows": r["rows"], "nnz": r["nnz"],
+                                        "measured_us": round(t, 1), "error": round(err[n], 4),
+                                        "left_out_error": round(loo[n], 4)} for n, r, t, names in points]},
+                         indent=1))
         return
     if a.what == "derive":
         fit_ranks = sorted(int(p) for p in a.fit_ranks.split(",")) if a.fit_ranks else None
