@@ -245,8 +245,8 @@ void distributed_matrix<V>::impl::order_in_place(gpu_split<V>& s) {
         const double build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - built).count();
         double us = 0;
         // The scatter as it will run: the halo rows follow the order (sort_halo_rows below); the
-        // halo block itself is timed in its rows' present order.
-        // Ranks that share a GPU time one at a time (each as if the GPU were its own).
+        // halo block itself is timed in its rows' present order. Ranks that share a GPU time one
+        // at a time (each as if the GPU were its own).
         collective_try(comm, "order", [&] {
           in_gpu_turns("the order's trial", [&] { us = time_local_apply(renamed_ascending(plan.halo_rows, candidate)); });
         });

@@ -699,8 +699,8 @@ TEST(Distributed, HostsAreNamesOrMpiNodesWhicheverIsMore) {
 
 /// Ranks that share a GPU take turns (one_rank_per_gpu_at_a_time): here every rank pretends to
 /// share one GPU with every other, then the even and the odd ranks one each. Each rank records
-/// when its step started and ended and when it returned (the test's ranks run on one host). Turns must not overlap, must come in rank order, and no mate may return
-/// before the last turn has ended.
+/// when its step started and ended and when it returned (the test's ranks run on one host). Turns
+/// must not overlap, must come in rank order, and no mate may return before the last turn ended.
 TEST(Distributed, RanksThatShareAGpuTakeTurns) {
   const int me = world_rank(), p = world_size();
   auto now = [] {  // one clock for the ranks of one host (Open MPI's MPI_Wtime starts per process)
@@ -717,8 +717,8 @@ TEST(Distributed, RanksThatShareAGpuTakeTurns) {
     std::vector<double> all(3 * static_cast<std::size_t>(p));
     MPI_Allgather(span, 3, MPI_DOUBLE, all.data(), 3, MPI_DOUBLE, MPI_COMM_WORLD);
     for (std::size_t k = 1; k < mates.size(); ++k) {
-      const auto before = static_cast<std::size_t>(3 * mates[k - 1]), now = static_cast<std::size_t>(3 * mates[k]);
-      EXPECT_LE(all[before + 1], all[now]) << "rank " << mates[k] << " started before rank " << mates[k - 1] << " ended";
+      const auto prev = static_cast<std::size_t>(3 * mates[k - 1]), cur = static_cast<std::size_t>(3 * mates[k]);
+      EXPECT_LE(all[prev + 1], all[cur]) << "rank " << mates[k] << " started before rank " << mates[k - 1] << " ended";
     }
     const auto last_end = all[static_cast<std::size_t>(3 * mates.back() + 1)];
     for (int r : mates) EXPECT_GE(all[static_cast<std::size_t>(3 * r + 2)], last_end) << "rank " << r << " left early";
