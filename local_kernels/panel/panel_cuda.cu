@@ -20,7 +20,7 @@ namespace distspmv::panel {
 namespace {
 
 template <typename V>
-__global__ void __launch_bounds__(block_threads, 4)
+__global__ void __launch_bounds__(block_threads)
     panel_kernel(const panel_view<V> a, V alpha, const V* __restrict__ x, V beta, V* __restrict__ y) {
   extern __shared__ unsigned char shared_bytes[];
   V* sums = reinterpret_cast<V*>(shared_bytes);
@@ -30,35 +30,22 @@ __global__ void __launch_bounds__(block_threads, 4)
   const int slots = sb[rows];
   for (int s = threadIdx.x; s < slots; s += block_threads) sums[s] = V(0);
   __syncthreads();
-  // Each round's loads are issued during the round before, so that the stream of the next round's
-  // entries is in flight while this round's x gathers, its sums and the barrier wait.
   const offset_type end = a.panel_entry[p + 1];
-  offset_type k = a.panel_entry[p] + threadIdx.x;
-  V v[entries_per_thread];
-  index_type c[entries_per_thread];
-  unsigned s[entries_per_thread];
-  const auto load_round = [&](offset_type at) {  // rounds are whole: every load is in range
+  for (offset_type k = a.panel_entry[p] + threadIdx.x; k < end; k += round_entries) {  // one round
+    V v[entries_per_thread];
+    index_type c[entries_per_thread];
+    unsigned s[entries_per_thread];
 #pragma unroll
-    for (int u = 0; u < entries_per_thread; ++u) {
-      v[u] = cache::stream_load(a.values + at + u * block_threads);
-      c[u] = cache::stream_load(a.col_idx + at + u * block_threads);
-      s[u] = cache::stream_load(a.slot + at + u * block_threads);
+    for (int u = 0; u < entries_per_thread; ++u) {  // rounds are whole: every load is in range
+      v[u] = cache::stream_load(a.values + k + u * block_threads);
+      c[u] = cache::stream_load(a.col_idx + k + u * block_threads);
+      s[u] = cache::stream_load(a.slot + k + u * block_threads);
     }
-  };
-  if (k < end) load_round(k);
-  for (; k < end; k += round_entries) {  // one round
-    V xv[entries_per_thread], pv[entries_per_thread];
-    unsigned ps[entries_per_thread];
 #pragma unroll
-    for (int u = 0; u < entries_per_thread; ++u) {
-      xv[u] = __ldg(x + c[u]);
-      pv[u] = v[u];
-      ps[u] = s[u];
-    }
-    if (k + round_entries < end) load_round(k + round_entries);
+    for (int u = 0; u < entries_per_thread; ++u) v[u] *= __ldg(x + c[u]);
 #pragma unroll
     for (int u = 0; u < entries_per_thread; ++u)
-      if (ps[u] != padding_slot) sums[ps[u]] += pv[u] * xv[u];
+      if (s[u] != padding_slot) sums[s[u]] += v[u];
     __syncthreads();
   }
   for (index_type i = threadIdx.x; i < rows; i += block_threads) {
