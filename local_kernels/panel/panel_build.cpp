@@ -3,7 +3,6 @@
 // column and the rounds in which no slot repeats. Deterministic (every sort is stable, ties by
 // position); the input is only read.
 #include <algorithm>
-#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <queue>
@@ -301,11 +300,8 @@ panel_plan plan_panels(const std::vector<offset_type>& row_ptr, const panel_para
   if (auto_entries)
     p.panel_entries = std::clamp((nnz / target_panels + round_entries - 1) / round_entries * round_entries,
                                  min_panel_entries, max_panel_entries);
-  // EXPERIMENT (to be dropped): DISTSPMV_PANEL_ENTRIES sets the automatic entry cap, no wave fill.
-  const char* forced = std::getenv("DISTSPMV_PANEL_ENTRIES");
-  if (auto_entries && forced) p.panel_entries = std::atol(forced);
   if (auto_piece) p.piece_entries = auto_piece_entries(p.panel_entries);
-  if (auto_entries && !forced) p = fill_waves(row_ptr, p, auto_piece);
+  if (auto_entries) p = fill_waves(row_ptr, p, auto_piece);
   return plan_with(row_ptr, p);
 }
 
