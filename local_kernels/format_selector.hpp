@@ -135,7 +135,9 @@ constexpr offset_type trial_panel_nnz = offset_type{4} << 20;
 /// large_irregular_nnz keep the rule's pick on several ranks: the bench lognormal's rank blocks on
 /// 4 GPUs (11 M, mean 11) ran panel's local product 12% faster and the apply 19% slower
 /// (jobs/results/2026-11-28_h200x4_exchange, run 4), which a trial of the local product would not
-/// see; on one rank the trial times the apply itself.
+/// see (likely: the eager apply's packing of the halo, enqueued after the local product, waits for
+/// panel's blocks, which hold every SM: 48 of 94 us on a 1 M-row block; 2026-12-04_h200_beside).
+/// On one rank the trial times the apply itself.
 std::vector<format_choice> trial_formats(const row_statistics& s, backend where, bool one_rank);
 
 /// A halo block (boundary rows x ghost columns) whose rows are all at most this long is multiplied
