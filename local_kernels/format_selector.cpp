@@ -304,13 +304,6 @@ std::vector<format_choice> trial_formats(const row_statistics& s, backend where,
     c.push_back({"panel", fmt::format("irregular rows, mean {:.1f}, {:.1f} M nonzeros: row panels sorted by column, "
                                       "timed against {} (the rule alone would not pick panel)",
                                       s.mean_length, static_cast<double>(s.nnz) / 1e6, c.front().format)});
-  // EXPERIMENT (to be dropped): DISTSPMV_TRIAL_FORMATS=a,b,... adds formats to every CUDA trial.
-  if (const char* more = std::getenv("DISTSPMV_TRIAL_FORMATS"); more && where == backend::cuda && !s.pattern) {
-    std::stringstream list(more);
-    for (std::string f; std::getline(list, f, ',');)
-      if (std::none_of(c.begin(), c.end(), [&](const format_choice& k) { return k.format == f; }))
-        c.push_back({f, "DISTSPMV_TRIAL_FORMATS"});
-  }
   return c;
 }
 
