@@ -318,6 +318,37 @@ TEST(Distributed, CudaGraphsMatchEagerApplies) {
   }
 }
 
+/// The halo's packing (gpu::gather: a grid of at most two blocks per SM, four gathers in flight per
+/// thread) against the host: sizes below one block, around the grid's stride and its four-fold
+/// unroll, and past them with a remainder; repeated and far-apart indices.
+TEST(Distributed, GatherMatchesTheHost) {
+  if (test_backend() != backend::cuda) GTEST_SKIP() << "CUDA backend check";
+  const offset_type stride = offset_type{2} * 256 * dist::gpu::multiprocessors();
+  const std::size_t n_x = 3000017;
+  std::vector<double> x(n_x);
+  for (std::size_t i = 0; i < n_x; ++i) x[i] = vector_entry(static_cast<global_index_type>(i), 3);
+  auto dx = dist::gpu::allocate_device(n_x * sizeof(double));
+  auto stream = dist::gpu::make_stream();
+  dist::gpu::copy_async(dx.get(), x.data(), n_x * sizeof(double), stream.get());
+  for (const offset_type n : {offset_type{1}, offset_type{255}, offset_type{257}, stride - 1, stride, 3 * stride + 1,
+                              4 * stride, 4 * stride + 5, 13 * stride + 77}) {
+    std::vector<index_type> idx(static_cast<std::size_t>(n));
+    for (offset_type k = 0; k < n; ++k)
+      idx[static_cast<std::size_t>(k)] = static_cast<index_type>((k * 7919 + k / 3) % static_cast<offset_type>(n_x));
+    if (n > 2) idx[1] = idx[0];  // a repeated index
+    auto didx = dist::gpu::allocate_device(idx.size() * sizeof(index_type));
+    auto dout = dist::gpu::allocate_device(idx.size() * sizeof(double));
+    dist::gpu::copy_async(didx.get(), idx.data(), idx.size() * sizeof(index_type), stream.get());
+    dist::gpu::gather(static_cast<const double*>(dx.get()), static_cast<const index_type*>(didx.get()), n,
+                      static_cast<double*>(dout.get()), stream.get());
+    std::vector<double> out(idx.size(), -1.0);
+    dist::gpu::copy_async(out.data(), dout.get(), out.size() * sizeof(double), stream.get());
+    dist::gpu::synchronize(stream.get());
+    for (std::size_t k = 0; k < out.size(); ++k)
+      ASSERT_EQ(out[k], x[static_cast<std::size_t>(idx[k])]) << "n " << n << ", entry " << k;
+  }
+}
+
 TEST(Distributed, LayoutMovesRoundTripAndDiagonal) {
   const auto a = io::read_matrix("gen:stencil27:5");
   for (auto p : partitioners()) {
