@@ -129,25 +129,11 @@ std::string device_description(int device) {
 
 namespace {
 
-/// out[k] = x[idx[k]] over a grid of at most gather_blocks_per_sm blocks per SM, each thread
-/// striding with four gathers in flight: the packing of the halo runs beside the local product, and
-/// where that product's blocks hold nearly every SM slot (panel, sell-w) a grid of one block per
-/// entry chunk queued through the few free slots for most of the product (a 250,000-entry gather
-/// took 48.4 us beside a 93.7 us panel product, 9.3 us alone; jobs/results/2026-12-04_h200_beside).
 template <typename V>
 __global__ void gather_kernel(const V* __restrict__ x, const index_type* __restrict__ idx, offset_type n,
                               V* __restrict__ out) {
-  const offset_type stride = static_cast<offset_type>(gridDim.x) * blockDim.x;
-  offset_type k = blockIdx.x * static_cast<offset_type>(blockDim.x) + threadIdx.x;
-  for (; k + 3 * stride < n; k += 4 * stride) {
-    const index_type i0 = idx[k], i1 = idx[k + stride], i2 = idx[k + 2 * stride], i3 = idx[k + 3 * stride];
-    const V v0 = x[i0], v1 = x[i1], v2 = x[i2], v3 = x[i3];
-    out[k] = v0;
-    out[k + stride] = v1;
-    out[k + 2 * stride] = v2;
-    out[k + 3 * stride] = v3;
-  }
-  for (; k < n; k += stride) out[k] = x[idx[k]];
+  const offset_type k = blockIdx.x * static_cast<offset_type>(blockDim.x) + threadIdx.x;
+  if (k < n) out[k] = x[idx[k]];
 }
 
 template <typename V>
@@ -209,9 +195,8 @@ void halo_product(const halo_csr<V>& a, V alpha, const V* ghosts, V* t, cuda_str
 template <typename V>
 void gather(const V* x, const index_type* idx, offset_type n, V* out, cuda_stream_t s) {
   if (n == 0) return;
-  constexpr int block = 256, gather_blocks_per_sm = 2;
-  const auto grid = std::min<offset_type>((n + block - 1) / block, offset_type{gather_blocks_per_sm} * multiprocessors());
-  gather_kernel<<<static_cast<unsigned>(grid), block, 0, s>>>(x, idx, n, out);
+  constexpr int block = 256;
+  gather_kernel<<<static_cast<unsigned>((n + block - 1) / block), block, 0, s>>>(x, idx, n, out);
   DSPMV_CUDA_CHECK_LAUNCH(s);
 }
 

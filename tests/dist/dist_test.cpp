@@ -318,9 +318,9 @@ TEST(Distributed, CudaGraphsMatchEagerApplies) {
   }
 }
 
-/// The halo's packing (gpu::gather: a grid of at most two blocks per SM, four gathers in flight per
-/// thread) against the host: sizes below one block, around the grid's stride and its four-fold
-/// unroll, and past them with a remainder; repeated and far-apart indices.
+/// The halo's packing (gpu::gather) against the host: sizes below one block of 256 threads, around
+/// 512 per SM (the grid of a strided variant, 2026-12-04_h200_beside) and past it with a remainder;
+/// repeated and far-apart indices.
 TEST(Distributed, GatherMatchesTheHost) {
   if (test_backend() != backend::cuda) GTEST_SKIP() << "CUDA backend check";
   const offset_type stride = offset_type{2} * 256 * dist::gpu::multiprocessors();
