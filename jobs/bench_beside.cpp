@@ -5,7 +5,8 @@
 //
 //   bench_beside MATRIX FORMAT [FORMAT...] [--gather N] [--repeats R]
 //
-// MATRIX: a generator (gen:...) or a Matrix Market file, built whole as one local block in double.
+// MATRIX: a file (HDF5, Matrix Market, PETSc binary) or a generator (gen:..., seed 9 as in the
+// issue's runs), built whole as one local block in double.
 // Per format: the product alone; the gather of N entries alone (default 250000, a rank's halo of
 // the lognormal at 4 ranks); and the gather enqueued just after the product, on a
 // high-priority stream: how long from its stream reaching it to its end ("beside"), and when the
@@ -19,8 +20,7 @@
 #include <vector>
 
 #include "dist/gpu.hpp"
-#include "io/generators.hpp"
-#include "io/matrix_market.hpp"
+#include "io/matrix_source.hpp"
 #include "local_kernels/format_registry.hpp"
 
 using namespace distspmv;
@@ -41,7 +41,7 @@ int run(int argc, char** argv) {
   std::string source;
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--gather" && i + 1 < args.size())
-      gather_n = std::atol(args[++i].c_str());
+      gather_n = std::max<offset_type>(1, std::atol(args[++i].c_str()));
     else if (args[i] == "--repeats" && i + 1 < args.size())
       repeats = std::max(1, std::atoi(args[++i].c_str()));
     else if (source.empty())
@@ -53,8 +53,9 @@ int run(int argc, char** argv) {
     std::fprintf(stderr, "usage: bench_beside MATRIX FORMAT [FORMAT...] [--gather N] [--repeats R]\n");
     return 2;
   }
-  const auto a = convert_csr<double, index_type>(io::is_generator(source) ? io::generate(source, 9)
-                                                                          : io::read_matrix_market(source));
+  io::source_options read;
+  read.seed = 9;
+  const auto a = convert_csr<double, index_type>(io::read_matrix(source, read));
   std::printf("%s: %lld rows, %lld nonzeros; gather of %lld entries beside each product\n", source.c_str(),
               static_cast<long long>(a.rows), static_cast<long long>(a.nnz()), static_cast<long long>(gather_n));
 
