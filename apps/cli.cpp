@@ -48,12 +48,13 @@ cli_commands define_cli(CLI::App& cli, cli_options& options, const std::string& 
   cli.add_option("--transport", run.transport,
                  "halo exchange: auto (one GPU per rank: peer-put on one host, nccl across hosts; else MPI), nccl, "
                  "peer-put (the GPUs store the halo into each other's memory and raise flags there; one host), "
+                 "nvshmem (NVSHMEM's put-with-signal; builds with NVSHMEM), "
                  "cuda-ipc (copy engines, host handshake; one host), mpi-cuda, mpi-staged, mpi-host")
-      ->check(CLI::IsMember({"auto", "nccl", "peer-put", "cuda-ipc", "mpi-cuda", "mpi-staged", "mpi-host"}))
+      ->check(CLI::IsMember({"auto", "nccl", "peer-put", "nvshmem", "cuda-ipc", "mpi-cuda", "mpi-staged", "mpi-host"}))
       ->capture_default_str();
   cli.add_option("--cuda-graphs", run.cuda_graphs,
                  "on: an apply that repeats the previous one's vectors and scalars is captured once and then "
-                 "launched as one CUDA graph (one rank, or the nccl transport; the report says whether it applied); "
+                 "launched as one CUDA graph (one rank, or the peer-put, nvshmem and nccl transports; the report says whether it applied); "
                  "off: every apply launches its kernels one by one")
       ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
@@ -139,8 +140,8 @@ CLI::App* add_solve_command(CLI::App& cli, solve_options& o) {
   s->add_option("--backend", o.backend, "where the solve runs: auto (cuda when every rank has a GPU), cuda, host")
       ->check(CLI::IsMember({"auto", "cuda", "host"}))
       ->capture_default_str();
-  s->add_option("--transport", o.transport, "halo exchange: auto, nccl, peer-put, cuda-ipc, mpi-cuda, mpi-staged, mpi-host")
-      ->check(CLI::IsMember({"auto", "nccl", "peer-put", "cuda-ipc", "mpi-cuda", "mpi-staged", "mpi-host"}))
+  s->add_option("--transport", o.transport, "halo exchange: auto, nccl, peer-put, nvshmem, cuda-ipc, mpi-cuda, mpi-staged, mpi-host")
+      ->check(CLI::IsMember({"auto", "nccl", "peer-put", "nvshmem", "cuda-ipc", "mpi-cuda", "mpi-staged", "mpi-host"}))
       ->capture_default_str();
   s->add_option("--cuda-graphs", o.cuda_graphs, "apply as a CUDA graph where it can (see distspmv --help)")
       ->check(CLI::IsMember({"on", "off"}))

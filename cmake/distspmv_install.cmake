@@ -51,7 +51,8 @@ configure_package_config_file(cmake/distspmvConfig.cmake.in ${PROJECT_BINARY_DIR
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/distspmvConfigVersion.cmake
                                  COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/distspmvConfig.cmake ${PROJECT_BINARY_DIR}/distspmvConfigVersion.cmake
-              cmake/FindMETIS.cmake cmake/FindPTScotch.cmake cmake/distspmv_version_from_header.cmake
+              cmake/FindMETIS.cmake cmake/FindPTScotch.cmake cmake/FindNVSHMEM.cmake
+              cmake/distspmv_version_from_header.cmake
         DESTINATION ${DISTSPMV_INSTALL_CMAKEDIR})
 
 # pkg-config. The archives are static, so Libs carries every library they link (absolute paths, as
@@ -77,6 +78,9 @@ if(DISTSPMV_HAVE_CUDA)
 endif()
 if(DISTSPMV_HAVE_NCCL)
   list(APPEND pc_libs ${NCCL_LIBRARY})
+endif()
+if(DISTSPMV_HAVE_NVSHMEM)
+  list(APPEND pc_libs ${NVSHMEM_HOST_LIBRARY})
 endif()
 foreach(lib ${MPI_CXX_LIBRARIES}) # Open MPI's C++ bindings (libmpi_cxx), which mpi.h brings into C++
   if(NOT lib IN_LIST MPI_C_LIBRARIES)

@@ -50,6 +50,8 @@ enum class transport_kind {
   cuda_ipc,    ///< copy-engine copies between the GPUs of one node through CUDA IPC (CUDA backend)
   peer_put,    ///< the GPUs of one node store the halo into each other's memory and raise flags there:
                ///< no host in the exchange, capturable in a CUDA graph (CUDA backend)
+  nvshmem,     ///< NVSHMEM's put-with-signal on the exchange's streams, one host or several; needs a
+               ///< build with NVSHMEM and a communicator that spans every NVSHMEM process (CUDA backend)
 };
 
 /// Locality ordering of each rank's rows (and the same owned columns) inside the partitioned
@@ -69,7 +71,7 @@ enum class row_order {
 const char* to_string(partitioner p);
 const char* to_string(transport_kind t);
 const char* to_string(row_order o);
-/// Parses the command-line names: auto|metis|ptscotch|lp|block, auto|nccl|peer-put|cuda-ipc|mpi-cuda|mpi-staged|mpi-host
+/// Parses the command-line names: auto|metis|ptscotch|lp|block, auto|nccl|peer-put|nvshmem|cuda-ipc|mpi-cuda|mpi-staged|mpi-host
 /// and none|degree|rcm|auto.
 partitioner parse_partitioner(const std::string& name);
 transport_kind parse_transport(const std::string& name);
@@ -97,7 +99,7 @@ struct matrix_options {
   /// apply's x, y, alpha and beta, as a solver's loop does, is captured once into a CUDA graph and
   /// launched as one graph from then on (up to 4 graphs are kept): one launch of host time instead
   /// of one per kernel and, with NCCL, of ncclGroupEnd's 26-43 us. It applies with one rank and
-  /// with the peer-put and nccl transports; the others wait on MPI on the host and stay eager
+  /// with the peer-put, nvshmem and nccl transports; the others wait on MPI on the host and stay eager
   /// (cuda_graphs() says which). With several ranks, every rank must call apply with its vectors in
   /// the same roles (SPMD code does): NCCL requires a captured exchange to be captured, and
   /// launched, on every rank of it.

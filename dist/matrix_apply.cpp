@@ -125,7 +125,7 @@ std::string distributed_matrix<V>::impl::graphs_state() const {
   if (!cuda()) return "off: host backend";
   if (!options.cuda_graphs) return "off: requested";
   if (graphs_refused) return "off: the apply could not be captured";
-  return "off: the " + std::string(to_string(choice.kind)) + " exchange waits on the host (peer-put and nccl can be captured)";
+  return "off: the " + std::string(to_string(choice.kind)) + " exchange waits on the host (peer-put, nvshmem and nccl can be captured)";
 }
 
 /// The apply as a CUDA graph (matrix_options::cuda_graphs): an apply whose key repeats the previous

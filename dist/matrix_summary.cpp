@@ -30,6 +30,7 @@ void distributed_matrix<V>::impl::choose_and_make_transport() {
   context.gpu_shared = gpu_shared(placement);
   context.single_node = single_host(placement);
   context.nccl_compiled = DISTSPMV_HAVE_NCCL;
+  context.nvshmem_compiled = DISTSPMV_HAVE_NVSHMEM;
   context.mpi_cuda_aware = mpi.cuda_aware;
   const auto sums = allreduce_sum({owned_nnz, plan.a_halo.nnz()}, comm);
   context.mean_nnz_per_rank = static_cast<double>(sums[0]) / ranks;
@@ -37,6 +38,7 @@ void distributed_matrix<V>::impl::choose_and_make_transport() {
   collective_try(comm, "transport", [&] { choice = choose_transport(options.transport, context); });
   collective_try(comm, "transport", [&] {
     if (ranks > 1) transport = make_transport<V>(choice.kind, comm, plan.pattern, send_buf, ghost_buf);
+    if (transport && transport->ghosts()) ghost_buf = transport->ghosts();
     if (long k = 0; watchdog::fault_injected(comm, k)) fault_stop_after = k;
   });
   if (transport) {

@@ -25,6 +25,7 @@ const char* to_string(transport_kind t) {
     case transport_kind::mpi_host: return "mpi-host";
     case transport_kind::cuda_ipc: return "cuda-ipc";
     case transport_kind::peer_put: return "peer-put";
+    case transport_kind::nvshmem: return "nvshmem";
   }
   return "?";
 }
@@ -47,10 +48,10 @@ partitioner parse_partitioner(const std::string& name) {
 }
 
 transport_kind parse_transport(const std::string& name) {
-  for (auto t : {transport_kind::automatic, transport_kind::nccl, transport_kind::peer_put, transport_kind::cuda_ipc,
-                 transport_kind::mpi_cuda, transport_kind::mpi_staged, transport_kind::mpi_host})
+  for (auto t : {transport_kind::automatic, transport_kind::nccl, transport_kind::peer_put, transport_kind::nvshmem,
+                 transport_kind::cuda_ipc, transport_kind::mpi_cuda, transport_kind::mpi_staged, transport_kind::mpi_host})
     if (name == to_string(t)) return t;
-  DSPMV_BAD_INPUT("--transport", name, "unknown transport, expected auto, nccl, peer-put, cuda-ipc, mpi-cuda, mpi-staged or mpi-host");
+  DSPMV_BAD_INPUT("--transport", name, "unknown transport, expected auto, nccl, peer-put, nvshmem, cuda-ipc, mpi-cuda, mpi-staged or mpi-host");
 }
 
 row_order parse_row_order(const std::string& name) {

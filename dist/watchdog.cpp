@@ -200,6 +200,16 @@ void wait_in_setup(const std::function<bool()>& done, const std::string& step, M
   });
 }
 
+void wait_in_setup(MPI_Request& request, const std::string& step, MPI_Comm comm) {
+  wait_in_setup(
+      [&] {
+        int done = 0;
+        DSPMV_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
+        return done != 0;
+      },
+      step, comm);
+}
+
 void wait_for_rank(const std::function<bool()>& done, const std::string& what) {
   wait_slowly(done, [&] { return "for " + what + " (stopped, failed or hangs)"; });
 }

@@ -64,6 +64,8 @@ void wait_until(const std::function<bool()>& done, const std::function<std::stri
 /// Past the timeout reports "rank R: waited S s in setup step 'STEP' for rank(s) ..." and aborts
 /// the job; never returns then.
 void wait_in_setup(const std::function<bool()>& done, const std::string& step, MPI_Comm comm);
+/// The same for a non-blocking collective of `comm` (MPI_Iallreduce and the like).
+void wait_in_setup(MPI_Request& request, const std::string& step, MPI_Comm comm);
 
 /// A wait for one rank outside the apply and the setup's agreements (e.g. the turn of the rank
 /// before in a file written rank by rank): polls `done` as wait_in_setup does; past the timeout

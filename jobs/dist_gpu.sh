@@ -13,6 +13,8 @@
 # GPU: the ranks take turns in their timings). rules: the
 # transport rule on four matrices outside the table (auto against peer-put and cuda-ipc).
 #
+# NVSHMEM is found where NVSHMEM_ROOT says (default: the GPU machines' PyTorch copy, DEVICE.md); a
+# build with it adds nvshmem to the default transports of the tests and the floor.
 # BUILD_TARGETS (default: all) limits the build. TRANSPORTS (default "peer-put nccl cuda-ipc mpi-staged") and RMAT_SCALE (24; 0 skips
 # R-MAT) trim the benchmarks, TEST_NP and TEST_TRANSPORTS the tests (TEST_SHARED=0 skips the two-ranks-per-GPU runs). GPUS (default: all visible) caps the sweep; with fewer GPUs
 # than ranks, ranks share GPUs (the -np 8 on 4 GPUs correctness check). A whole sweep takes longer than one device call (600 s):
@@ -24,13 +26,17 @@ OUT=${OUT:-jobs/results/local}
 LOG="$OUT/logs"       # the device tool returns at most 8 files: logs travel as one archive
 mkdir -p "$LOG"
 export DISTSPMV_MATRICES=${DISTSPMV_MATRICES:-$PWD/.device-data/matrices}
-export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export GTEST_COLOR=no   # the pass counts below are grepped from the logs
 [ -f .device-data/REVISION ] && export DISTSPMV_GIT_REVISION=$(cat .device-data/REVISION)
 BUILD=${BUILD:-build-gpu}
 GPUS=${GPUS:-$(nvidia-smi -L 2>/dev/null | wc -l)}
+NVSHMEM_ROOT=${NVSHMEM_ROOT:-/opt/torch/.venv/lib/python3.12/site-packages/nvidia/nvshmem}
+# NVSHMEM loads its bootstrap and network plugins by name at run time
+[ -d "$NVSHMEM_ROOT/lib" ] && export LD_LIBRARY_PATH=$NVSHMEM_ROOT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# " nvshmem" where the build has it (read once it is built), for the default transport lists
+nvshmem() { grep -qs "DISTSPMV_HAVE_NVSHMEM 1" "$BUILD/generated/distspmv/config.hpp" && echo " nvshmem"; }
 TRANSPORTS=${TRANSPORTS:-peer-put nccl cuda-ipc mpi-staged}   # of the benchmarks
-TEST_TRANSPORTS=${TEST_TRANSPORTS:-peer-put nccl cuda-ipc mpi-staged}
 stages=${*:-build tests}
 status=0
 has() { [[ " $stages " == *" $1 "* ]]; }
@@ -38,7 +44,7 @@ bin="$BUILD/apps/distspmv"
 # One rank per GPU, every rank seeing every GPU (the program picks local_rank % GPUs).
 # MPI_TIMEOUT (seconds, default 300) ends a run that hangs, so that one hang cannot eat a device call.
 mpi() { local n=$1; shift; timeout "${MPI_TIMEOUT:-300}" mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$n" \
-          -x NCCL_NVLS_ENABLE -x GTEST_COLOR -x DISTSPMV_MATRICES -x DISTSPMV_TEST_BACKEND -x DISTSPMV_TEST_TRANSPORT "$@"; }
+          -x NCCL_NVLS_ENABLE -x NVSHMEM_DISABLE_NVLS -x LD_LIBRARY_PATH -x GTEST_COLOR -x DISTSPMV_MATRICES -x DISTSPMV_TEST_BACKEND -x DISTSPMV_TEST_TRANSPORT "$@"; }
 sweep() { local g=1; while [ "$g" -le "$GPUS" ]; do echo "$g"; g=$((g * 2)); done; }
 TEST_NP=${TEST_NP:-$(sweep)}   # rank counts of the correctness tests
 
@@ -46,8 +52,8 @@ if has build; then
   echo "=== build ($(nproc) cores, $GPUS GPUs)"
   mkdir -p /opt/metis && for f in .device-deps/*.deb; do dpkg -x "$f" /opt/metis; done
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDISTSPMV_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
-        -DMETIS_ROOT=/opt/metis/usr >"$LOG/configure.log" 2>&1 || { tail -40 "$LOG/configure.log"; exit 1; }
-  grep -E "^--   (CUDA|NCCL|MPI|METIS)" "$LOG/configure.log"
+        -DMETIS_ROOT=/opt/metis/usr -DNVSHMEM_ROOT="$NVSHMEM_ROOT" >"$LOG/configure.log" 2>&1 || { tail -40 "$LOG/configure.log"; exit 1; }
+  grep -E "^--   (CUDA|NCCL|NVSHMEM|MPI|METIS)" "$LOG/configure.log"
   cmake --build "$BUILD" -j "$(nproc)" ${BUILD_TARGETS:+--target $BUILD_TARGETS} >"$LOG/build.log" 2>&1 || { grep -E "error|FAILED" -A3 "$LOG/build.log" | head -60; exit 1; }
   nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader
   nvidia-smi topo -m > "$LOG/topology.txt" 2>&1
@@ -56,6 +62,7 @@ fi
 if has tests; then
   echo "=== distributed tests on the CUDA backend, each transport"
   export DISTSPMV_TEST_BACKEND=cuda
+  TEST_TRANSPORTS=${TEST_TRANSPORTS:-peer-put$(nvshmem) nccl cuda-ipc mpi-staged}
   for n in $TEST_NP; do
     for t in $TEST_TRANSPORTS; do
       [ "$n" = 1 ] && [ "$t" != mpi-staged ] && continue
@@ -140,7 +147,7 @@ fi
 progress() { echo "$(date +%T) $*" >> "$OUT/progress.txt"; }
 
 if has floor; then
-  echo "=== exchange floor: poisson3d:32 and Slashdot, 1/2/4 GPUs, ${FLOOR_TRANSPORTS:=peer-put cuda-ipc nccl}"
+  echo "=== exchange floor: poisson3d:32 and Slashdot, 1/2/4 GPUs, ${FLOOR_TRANSPORTS:=peer-put$(nvshmem) cuda-ipc nccl}"
   for m in gen:poisson3d:32 "$DISTSPMV_MATRICES/soc-Slashdot0902.mtx.gz"; do
     tag=$(basename "$m" .mtx.gz | tr ':' '_')
     for g in $(sweep); do

@@ -111,13 +111,7 @@ void collective_try(MPI_Comm comm, const std::string& name, const std::function<
   int agreed[3] = {failed ? me : p, tag, -tag};
   MPI_Request request = MPI_REQUEST_NULL;
   DSPMV_MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, agreed, 3, MPI_INT, MPI_MIN, comm, &request));
-  watchdog::wait_in_setup(
-      [&] {
-        int done = 0;
-        DSPMV_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
-        return done != 0;
-      },
-      name, comm);
+  watchdog::wait_in_setup(request, name, comm);
   if (agreed[1] != -agreed[2])
     raise(error("rank " + std::to_string(me) + " at setup step '" + (name.empty() ? "(unnamed)" : name) +
                     "' met ranks at another step: the ranks ran different sequences of collectives (a bug of "

@@ -85,13 +85,7 @@ void keep_multicast_off() { setenv("NCCL_NVLS_ENABLE", "0", /*overwrite=*/0); }
 void watched_min(int* v, int n, MPI_Comm comm) {
   MPI_Request request = MPI_REQUEST_NULL;
   DSPMV_MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, v, n, MPI_INT, MPI_MIN, comm, &request));
-  watchdog::wait_in_setup(
-      [&] {
-        int done = 0;
-        DSPMV_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
-        return done != 0;
-      },
-      "transport (NCCL communicator)", comm);
+  watchdog::wait_in_setup(request, "transport (NCCL communicator)", comm);
 }
 
 /// The NCCL communicator over `comm`'s processes on this process's current GPU: the one made

@@ -46,6 +46,11 @@ transport_choice choose_transport(transport_kind requested, const transport_cont
       if (!c.nccl_compiled) refuse("distspmv was built without NCCL");
       if (c.gpu_shared) refuse("two ranks share a GPU on one node and NCCL refuses that; use cuda-ipc or mpi-staged");
       return {requested, "requested"};
+    case transport_kind::nvshmem:
+      if (host) refuse("needs --backend cuda");
+      if (!c.nvshmem_compiled)
+        refuse("distspmv was built without NVSHMEM (configure with -DNVSHMEM_ROOT=<its prefix>; docs/design.md#transports)");
+      return {requested, "requested"};
     case transport_kind::mpi_cuda:
       if (host) refuse("needs --backend cuda");
       if (!c.mpi_cuda_aware) refuse("this MPI library is not CUDA-aware (MPIX_Query_cuda_support() == 0)");
@@ -75,6 +80,7 @@ std::unique_ptr<halo_transport<V>> make_transport(transport_kind kind, MPI_Comm 
     case transport_kind::nccl: return make_nccl_transport(comm, pattern, send, recv);
     case transport_kind::cuda_ipc: return make_ipc_transport(comm, pattern, send, recv);
     case transport_kind::peer_put: return make_peer_put_transport(comm, pattern, recv);
+    case transport_kind::nvshmem: return make_nvshmem_transport<V>(comm, pattern);
     case transport_kind::automatic: break;
   }
   throw error("make_transport: transport not chosen", __FILE__, __LINE__);

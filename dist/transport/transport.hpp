@@ -27,6 +27,10 @@ class halo_transport {
   /// the send buffer and calling begin().
   virtual bool gathers() const { return false; }
   virtual void begin_from(const V* /*x*/, const index_type* /*send_idx*/, cuda_stream_t stream) { begin(stream); }
+  /// Where the transport's ghosts land, where it owns that memory (nvshmem: the symmetric heap,
+  /// which its neighbours write into); the halo product then reads them there. Null where they
+  /// land in the `recv` given at construction.
+  virtual V* ghosts() { return nullptr; }
   /// Finishes it: host transports return with `recv` filled; device transports return once the
   /// remaining work is enqueued on `stream` (the caller waits on it with an event).
   virtual void end(cuda_stream_t stream) = 0;
@@ -54,6 +58,7 @@ struct transport_context {
   bool gpu_shared = false;    ///< two ranks of one node use the same GPU
   bool single_node = true;    ///< every rank runs on the same host (CUDA IPC reaches only those)
   bool nccl_compiled = false;
+  bool nvshmem_compiled = false;
   bool mpi_cuda_aware = false;
   double mean_nnz_per_rank = 0;  ///< the matrix's nonzeros over the ranks
   double halo_fraction = 0;      ///< nonzeros in ghost columns over all nonzeros (the cut)
@@ -97,6 +102,9 @@ std::unique_ptr<halo_transport<V>> make_ipc_transport(MPI_Comm comm, const halo_
 /// allocation (CUDA IPC exports whole allocations).
 template <typename V>
 std::unique_ptr<halo_transport<V>> make_peer_put_transport(MPI_Comm comm, const halo_pattern& pattern, V* recv);
+/// nvshmem packs into, and receives in, symmetric memory of its own (ghosts()).
+template <typename V>
+std::unique_ptr<halo_transport<V>> make_nvshmem_transport(MPI_Comm comm, const halo_pattern& pattern);
 template <typename V>
 std::unique_ptr<halo_transport<V>> make_nccl_transport(MPI_Comm comm, const halo_pattern& pattern, const V* send,
                                                        V* recv);

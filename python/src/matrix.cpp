@@ -335,7 +335,7 @@ order (auto: none where the numbering is already local, else on the GPU the fast
 rcm and degree in a timed trial, on the host rcm; none, degree, rcm), backend (auto: CUDA when
 every rank sees a GPU; cuda; host),
 precision (double, float: float32 vectors; mixed: float64 vectors, float values where the
-format can), transport (auto, peer-put, nccl, cuda-ipc, mpi-cuda, mpi-staged, mpi-host).
+format can), transport (auto, peer-put, nvshmem, nccl, cuda-ipc, mpi-cuda, mpi-staged, mpi-host).
 
 Vectors of apply() and the solvers are in the *partitioned* layout (local_rows entries on
 each rank, rows first_row .. first_row + local_rows - 1 of the partitioned numbering);
@@ -429,7 +429,7 @@ is finalized.)doc");
   }, "This rank's local storage format.");
   cls.def_property_readonly("transport", [](const matrix& a) {
     return a.with([](auto& m) { return std::string(m.ranks() == 1 ? "none" : to_string(m.transport())); });
-  }, "How the halo travels: peer-put, nccl, cuda-ipc, mpi-cuda, mpi-staged, mpi-host; none on one rank.");
+  }, "How the halo travels: peer-put, nvshmem, nccl, cuda-ipc, mpi-cuda, mpi-staged, mpi-host; none on one rank.");
   cls.def_property_readonly("transport_reason", [](const matrix& a) {
     return a.with([](auto& m) { return m.transport_reason(); });
   });
