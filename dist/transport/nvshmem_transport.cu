@@ -238,12 +238,8 @@ class nvshmem_transport final : public halo_transport<V> {
     for (std::size_t i = 0; i < puts_.size(); ++i)
       nvshmemx_signal_wait_until_on_stream(ack_ + i, NVSHMEM_CMP_EQ, 1, stream);
     DSPMV_CUDA_CHECK(cudaMemsetAsync(ack_, 0, puts_.size() * sizeof(signal_t), stream));
-    static const bool nbi = std::getenv("DISTSPMV_NVSHMEM_NBI") != nullptr;  // EXPERIMENT
     for (const auto& p : puts_)
-      if (nbi)
-        nvshmemx_putmem_signal_nbi_on_stream(p.ghosts, p.entries, p.bytes, p.ready, 1, NVSHMEM_SIGNAL_SET, p.pe, stream);
-      else
-        nvshmemx_putmem_signal_on_stream(p.ghosts, p.entries, p.bytes, p.ready, 1, NVSHMEM_SIGNAL_SET, p.pe, stream);
+      nvshmemx_putmem_signal_on_stream(p.ghosts, p.entries, p.bytes, p.ready, 1, NVSHMEM_SIGNAL_SET, p.pe, stream);
   }
   void begin(cuda_stream_t) override { fail("begin() without x: this transport packs itself (begin_from)"); }
 
