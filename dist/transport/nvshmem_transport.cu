@@ -223,7 +223,11 @@ class nvshmem_transport final : public halo_transport<V> {
       acks_.push_back({reinterpret_cast<signal_t*>(base_ + from_senders[j]), pes[pattern.recv_ranks[j]]});
   }
 
+  /// The region goes back to the pool once this rank's last puts and signals have landed, so that
+  /// none reaches the matrix that reuses it (local: no collective in a destructor).
   ~nvshmem_transport() override {
+    cudaDeviceSynchronize();  // the streams' NVSHMEM calls issued
+    nvshmem_quiet();          // and delivered
     if (region_ < regions().size()) regions()[region_].in_use = false;  // (gone after MPI_Finalize)
   }
 
