@@ -35,6 +35,19 @@ int comm_rank(MPI_Comm comm) {
   return r;
 }
 
+namespace {
+int run_at_finalize(MPI_Comm, int, void*, void* fn) {
+  reinterpret_cast<void (*)()>(fn)();
+  return MPI_SUCCESS;
+}
+}  // namespace
+
+void at_mpi_finalize(void (*fn)()) {
+  int keyval = MPI_KEYVAL_INVALID;
+  DSPMV_MPI_CHECK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, run_at_finalize, &keyval, reinterpret_cast<void*>(fn)));
+  DSPMV_MPI_CHECK(MPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr));
+}
+
 int comm_size(MPI_Comm comm) {
   int s = 0;
   DSPMV_MPI_CHECK(MPI_Comm_size(comm, &s));

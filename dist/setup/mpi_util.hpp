@@ -30,6 +30,11 @@ MPI_Datatype mpi_type() {
 int comm_rank(MPI_Comm comm);
 int comm_size(MPI_Comm comm);
 
+/// Runs `fn` in MPI_Finalize, which frees MPI_COMM_SELF's attributes first (before the other
+/// communicators and the network go): where libraries with collective teardowns (NCCL
+/// communicators, NVSHMEM) are ended on every rank at the same point, never in a destructor.
+void at_mpi_finalize(void (*fn)());
+
 /// Runs `step` on every rank, then agrees: if it threw on any rank, every rank throws the error
 /// of the lowest failing rank (bad_input stays bad_input), marked collective(). Call it around
 /// every piece of setup that can fail on some ranks only, before the next collective call.

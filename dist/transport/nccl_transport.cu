@@ -59,20 +59,17 @@ std::mutex& cache_mutex() {
   return *m;
 }
 
-int destroy_all(MPI_Comm, int, void*, void*) {
+void destroy_all() {
   std::lock_guard<std::mutex> lock(cache_mutex());
   comm_cache().clear();  // the last reference: ncclCommDestroy (matrices still alive keep theirs)
   retired().clear();
-  return MPI_SUCCESS;
 }
 
-/// MPI_Finalize frees MPI_COMM_SELF first, and with it this attribute: the communicators go then.
+/// The communicators go in MPI_Finalize.
 void destroy_at_finalize() {
   static bool registered = false;
   if (registered) return;
-  int keyval = MPI_KEYVAL_INVALID;
-  DSPMV_MPI_CHECK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, destroy_all, &keyval, nullptr));
-  DSPMV_MPI_CHECK(MPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr));
+  at_mpi_finalize(destroy_all);
   registered = true;
 }
 

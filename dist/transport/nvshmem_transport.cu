@@ -77,21 +77,11 @@ std::vector<region>& regions() {
 }
 bool started_here = false;  ///< NVSHMEM started by distspmv (else by the application, which ends it)
 
-int finalize_all(MPI_Comm, int, void*, void*) {
+/// In MPI_Finalize (at_mpi_finalize): the regions, then NVSHMEM where distspmv started it.
+void finalize_all() {
   for (auto& r : regions()) nvshmem_free(r.base);  // collective: in allocation order on every PE
   regions().clear();
   if (started_here) nvshmemx_hostlib_finalize();
-  return MPI_SUCCESS;
-}
-
-/// MPI_Finalize frees MPI_COMM_SELF first, and with it this attribute: the regions go then.
-void finalize_at_mpi_finalize() {
-  static bool registered = false;
-  if (registered) return;
-  int keyval = MPI_KEYVAL_INVALID;
-  DSPMV_MPI_CHECK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_all, &keyval, nullptr));
-  DSPMV_MPI_CHECK(MPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr));
-  registered = true;
 }
 
 /// NVSHMEM over `comm`'s processes on their current GPUs: started here when no rank of `comm` has
@@ -121,7 +111,7 @@ std::vector<int> start(MPI_Comm comm) {
         nvshmemx_hostlib_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr) != 0)
       fail("NVSHMEM did not start on rank " + std::to_string(rank) + " (NVSHMEM_DEBUG=WARN says why)");
     started_here = true;
-    finalize_at_mpi_finalize();
+    at_mpi_finalize(finalize_all);
   }
   // Ranks that share a GPU without MPS get "limited MPG": no stream-ordered waits, which this
   // transport is made of. Agreed, so that every rank refuses alike.
